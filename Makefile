@@ -1,0 +1,127 @@
+# SPDX-License-Identifier: MIT
+# gpuscope - GNU make + pkg-config. The targets a person needs:
+#   make            build build/gpuscope and the NVML simulator (build/sim/...)
+#   make run        build (installing missing packages first) and start the main job
+#   make test       the whole suite (unit, CLI, faults, sanitizers, fuzz); ends "N passed, N failed"
+#   make bench      the benchmarks, printing the figures the issues ask for
+#   make install    PREFIX=/usr/local DESTDIR=
+# Variants: make BUILD=asan (AddressSanitizer + UBSan into build-asan/), WERROR=1.
+
+BUILD ?= release
+PREFIX ?= /usr/local
+CC ?= cc
+PKG_CONFIG ?= pkg-config
+
+ifeq ($(BUILD),asan)
+  O := build-asan
+  SANFLAGS := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+  OPTFLAGS := -O1 -g
+else
+  O := build
+  SANFLAGS :=
+  OPTFLAGS := -O2 -g
+endif
+
+WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wformat=2 \
+        -Wundef -Wwrite-strings -Wno-format-nonliteral
+ifeq ($(WERROR),1)
+  WARN += -Werror
+endif
+
+PKGS := jansson
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+
+CPPFLAGS += -Isrc -D_GNU_SOURCE -DGS_PREFIX='"$(PREFIX)"'
+CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(WARN) $(SANFLAGS) -fPIC $(PKG_CFLAGS) $(CFLAGS)
+LDLIBS_ALL := $(PKG_LIBS) -ldl -lpthread -lm $(LDLIBS)
+
+# --- sources: every .c under src/ is part of the tool; main.c only of the binary
+SRC := $(shell find src -name '*.c' | sort)
+OBJ := $(SRC:%.c=$(O)/obj/%.o)
+LIB_OBJ := $(filter-out $(O)/obj/src/main.o,$(OBJ))
+
+# --- the NVML simulator: one shared library per driver profile (sim/profiles/*.map)
+SIM_SRC := $(shell find sim -name '*.c' | sort)
+SIM_OBJ := $(SIM_SRC:%.c=$(O)/obj/%.o)
+SIM_PARSER_SRC := $(wildcard sim/scenario*.c)
+SIM_PROFILES := $(basename $(notdir $(wildcard sim/profiles/*.map)))
+SIM_LIBS := $(SIM_PROFILES:%=$(O)/sim/%/libnvidia-ml.so.1)
+
+# --- unit tests (cmocka): tests/unit/test_<module>.c, one executable each
+UNIT_SRC := $(wildcard tests/unit/test_*.c)
+UNIT_BIN := $(UNIT_SRC:tests/unit/%.c=$(O)/tests/%)
+CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
+
+# --- benchmarks helpers (C programs that link the tool's objects)
+BENCH_SRC := $(wildcard bench/*.c)
+BENCH_BIN := $(BENCH_SRC:bench/%.c=$(O)/bench/%)
+
+all: $(O)/gpuscope $(SIM_LIBS)
+
+$(O)/gpuscope: $(OBJ)
+	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+
+$(O)/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -c -o $@ $<
+
+# The simulator exports exactly the symbols its profile's version script lists.
+$(O)/sim/%/libnvidia-ml.so.1: $(SIM_OBJ) sim/profiles/%.map
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,libnvidia-ml.so.1 \
+	    -Wl,--version-script=sim/profiles/$*.map -o $@ $(SIM_OBJ) -ldl -lpthread -lm
+	ln -sf libnvidia-ml.so.1 $(dir $@)libnvidia-ml.so
+
+$(O)/tests/%: tests/unit/%.c $(LIB_OBJ) $(filter $(O)/obj/sim/scenario%,$(SIM_OBJ))
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Isim -Itests/unit $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS_ALL)
+
+$(O)/bench/%: bench/%.c $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+
+unit: $(UNIT_BIN)
+bench-bin: $(BENCH_BIN)
+
+# --- fuzzing: clang + libFuzzer, fuzz/fuzz_<parser>.c
+FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
+FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build-fuzz/%)
+FUZZ_CC ?= clang
+FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Isim -D_GNU_SOURCE \
+              -DGS_PREFIX='"$(PREFIX)"' $(PKG_CFLAGS)
+build-fuzz/%: fuzz/%.c $(filter-out src/main.c,$(SRC)) $(SIM_PARSER_SRC)
+	@mkdir -p build-fuzz
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+fuzz: $(FUZZ_BIN)
+
+# --- what a person runs
+deps:
+	@scripts/deps.sh
+run: deps
+	@$(MAKE) --no-print-directory all
+	@scripts/run-main.sh $(O)/gpuscope
+test: deps
+	@tests/run-tests
+bench: deps
+	@$(MAKE) --no-print-directory all bench-bin
+	@bench/run
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpuscope/sim \
+	    $(DESTDIR)$(PREFIX)/share/gpuscope/scenarios
+	install -m 755 $(O)/gpuscope $(DESTDIR)$(PREFIX)/bin/gpuscope
+	for p in $(SIM_PROFILES); do \
+	    install -d $(DESTDIR)$(PREFIX)/lib/gpuscope/sim/$$p; \
+	    install -m 755 $(O)/sim/$$p/libnvidia-ml.so.1 $(DESTDIR)$(PREFIX)/lib/gpuscope/sim/$$p/; \
+	    ln -sf libnvidia-ml.so.1 $(DESTDIR)$(PREFIX)/lib/gpuscope/sim/$$p/libnvidia-ml.so; \
+	done
+	install -m 644 sim/scenarios/*.scn $(DESTDIR)$(PREFIX)/share/gpuscope/scenarios/
+
+clean:
+	rm -rf build build-asan build-fuzz
+
+.PHONY: all unit bench-bin fuzz deps run test bench install clean
+.DELETE_ON_ERROR:
+
+-include $(OBJ:.o=.d) $(SIM_OBJ:.o=.d)

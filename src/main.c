@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * main.c - global options, then argv[1] -> commands[] (git's git.c). Nothing
+ * else lives here: each subcommand is in src/cmd/<name>.c.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "core/demo.h"
+#include "core/err.h"
+#include "version.h"
+
+struct cmd {
+    const char *name;
+    int (*fn)(int argc, char **argv, const struct gs_cmd_ctx *ctx);
+    unsigned flags;
+    const char *summary;
+};
+
+static const struct cmd commands[] = {
+    { "query", cmd_query, 0, "snapshot or stream GPU and process readings (nvidia-smi/gpustat style)" },
+};
+
+#define DEFAULT_COMMAND "query"
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: gpuscope [--demo] [--version] [--help] <command> [options]\n\n"
+                 "commands:\n");
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nglobal options:\n"
+                 "  --demo      run on the bundled NVML simulator (8 simulated H100-class GPUs)\n"
+                 "  --version   print the version\n"
+                 "\n'gpuscope <command> --help' describes a command. Without a command: '%s'.\n",
+            DEFAULT_COMMAND);
+}
+
+static const struct cmd *find_command(const char *name)
+{
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+        if (!strcmp(commands[i].name, name))
+            return &commands[i];
+    return NULL;
+}
+
+int gs_exit_from_errc(int errc)
+{
+    if (errc < 0)
+        errc = -errc;
+    switch (errc) {
+    case GS_OK:
+        return GS_EXIT_OK;
+    case GS_E_USAGE:
+    case GS_E_PARSE:
+        return GS_EXIT_USAGE;
+    case GS_E_NO_LIBRARY:
+    case GS_E_NO_DRIVER:
+        return GS_EXIT_NO_NVML;
+    case GS_E_NO_DEVICE:
+        return GS_EXIT_NO_GPU;
+    case GS_E_GPU_LOST:
+        return GS_EXIT_PARTIAL;
+    default:
+        return GS_EXIT_FAILURE;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    struct gs_cmd_ctx ctx = { 0 };
+    struct gs_err err = { 0 };
+    int i = 1;
+
+    for (; i < argc && argv[i][0] == '-'; i++) {
+        if (!strcmp(argv[i], "--demo")) {
+            ctx.demo = true;
+        } else if (!strcmp(argv[i], "--version")) {
+            printf("gpuscope %s\n", GS_VERSION);
+            return GS_EXIT_OK;
+        } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            usage(stdout);
+            return GS_EXIT_OK;
+        } else {
+            break; /* an option of the default command */
+        }
+    }
+    if (ctx.demo && gs_demo_setup(&err) < 0) {
+        gs_err_print(&err);
+        return gs_exit_from_errc(err.code);
+    }
+
+    const struct cmd *c = NULL;
+    if (i < argc && argv[i][0] != '-') {
+        c = find_command(argv[i]);
+        if (!c) {
+            fprintf(stderr, "gpuscope: '%s' is not a gpuscope command. See 'gpuscope --help'.\n",
+                    argv[i]);
+            return GS_EXIT_USAGE;
+        }
+        i++;
+    } else {
+        c = find_command(DEFAULT_COMMAND);
+    }
+    /* The subcommand sees argv[0] = its own name, like git builtins. */
+    argv[i - 1] = (char *)c->name;
+    return c->fn(argc - (i - 1), argv + (i - 1), &ctx);
+}

@@ -1,0 +1,95 @@
+/* SPDX-License-Identifier: MIT */
+/* test_model.c - the data model's helpers: validity bits, snapshot copy, names. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "core/model.h"
+
+static void test_zeroed_sample_is_not_supported(void **state)
+{
+    struct gs_sample s;
+    (void)state;
+    memset(&s, 0, sizeof(s));
+    for (int f = 0; f < GS_F_COUNT; f++) {
+        assert_false(gs_sample_has(&s, f));
+        assert_int_equal(s.status[f], GS_ST_NOT_SUPPORTED);
+    }
+}
+
+static void test_mark_keeps_mask_and_status_in_step(void **state)
+{
+    struct gs_sample s = { 0 };
+    (void)state;
+    gs_sample_mark(&s, GS_F_POWER, GS_ST_OK);
+    assert_true(gs_sample_has(&s, GS_F_POWER));
+    gs_sample_mark(&s, GS_F_POWER, GS_ST_GPU_LOST);
+    assert_false(gs_sample_has(&s, GS_F_POWER));
+    assert_int_equal(s.status[GS_F_POWER], GS_ST_GPU_LOST);
+    assert_string_equal(gs_status_name(GS_ST_GPU_LOST), "GPU is lost");
+    assert_string_equal(gs_status_name(GS_ST_NOT_SUPPORTED), "Not Supported");
+}
+
+static void test_snapshot_copy_is_deep(void **state)
+{
+    struct gs_snapshot a, b;
+    (void)state;
+    gs_snapshot_init(&a);
+    gs_snapshot_init(&b);
+    a.ngpus = 2;
+    a.gpus = calloc(2, sizeof(*a.gpus));
+    assert_non_null(a.gpus);
+    for (int i = 0; i < 40; i++)
+        gs_gpu_add_proc(&a.gpus[1])->pid = 1000 + (uint32_t)i;
+    assert_int_equal(a.gpus[1].nprocs, 40);
+    assert_int_equal(gs_snapshot_copy(&b, &a), 0);
+    assert_ptr_not_equal(b.gpus[1].procs, a.gpus[1].procs);
+    assert_int_equal(b.gpus[1].procs[39].pid, 1039);
+    assert_int_equal(b.gpus[1].procs[0].gpu_instance_id, UINT32_MAX);
+    assert_int_equal(b.gpus[0].nprocs, 0);
+    gs_snapshot_release(&a);
+    gs_snapshot_release(&b);
+}
+
+static void test_throttle_and_arch_names(void **state)
+{
+    char buf[128];
+    (void)state;
+    assert_string_equal(gs_throttle_str(0, buf, sizeof(buf)), "");
+    assert_string_equal(gs_throttle_str(GS_THROTTLE_SW_POWER_CAP | GS_THROTTLE_HW_THERMAL, buf, sizeof(buf)),
+                        "SW power cap, HW thermal");
+    gs_throttle_str(0x1FF, buf, 20); /* truncation never overflows */
+    assert_true(strlen(buf) < 20);
+    assert_string_equal(gs_arch_name(9), "Hopper");
+    assert_string_equal(gs_arch_name(0xFFFFFFFFu), "Unknown");
+}
+
+static void test_err_set_returns_negative_code(void **state)
+{
+    struct gs_err e;
+    (void)state;
+    assert_int_equal(gs_err_set(&e, GS_E_NO_DRIVER, "driver %s", "gone"), -GS_E_NO_DRIVER);
+    assert_string_equal(e.msg, "driver gone");
+    assert_string_equal(e.hint, "");
+    gs_err_hint(&e, "load it");
+    assert_string_equal(e.hint, "load it");
+    assert_string_equal(gs_errc_name(GS_E_GPU_LOST), "gpu-lost");
+    assert_int_equal(gs_err_set(NULL, GS_E_IO, "x"), -GS_E_IO);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_zeroed_sample_is_not_supported),
+        cmocka_unit_test(test_mark_keeps_mask_and_status_in_step),
+        cmocka_unit_test(test_snapshot_copy_is_deep),
+        cmocka_unit_test(test_throttle_and_arch_names),
+        cmocka_unit_test(test_err_set_returns_negative_code),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

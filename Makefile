@@ -28,13 +28,13 @@ ifeq ($(WERROR),1)
   WARN += -Werror
 endif
 
-PKGS := jansson
+PKGS := jansson libmicrohttpd
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 
 CPPFLAGS += -Isrc -D_GNU_SOURCE -DGS_PREFIX='"$(PREFIX)"'
 CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(WARN) $(SANFLAGS) -fPIC $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) -ldl -lpthread -lm $(LDLIBS)
+LDLIBS_ALL := $(PKG_LIBS) -lcrypt -ldl -lpthread -lm $(LDLIBS)
 
 # --- sources: every .c under src/ is part of the tool; main.c only of the binary
 SRC := $(shell find src -name '*.c' | sort)
@@ -92,7 +92,7 @@ FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Isim -D
               -DGS_PREFIX='"$(PREFIX)"' $(PKG_CFLAGS)
 build-fuzz/%: fuzz/%.c $(filter-out src/main.c,$(SRC)) $(SIM_PARSER_SRC)
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) -ldl -lpthread -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) -lcrypt -ldl -lpthread -lm
 fuzz: $(FUZZ_BIN)
 
 # --- what a person runs

@@ -28,7 +28,7 @@ ifeq ($(WERROR),1)
   WARN += -Werror
 endif
 
-PKGS := jansson libmicrohttpd
+PKGS := jansson libmicrohttpd ncursesw
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 

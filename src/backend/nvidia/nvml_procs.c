@@ -1,0 +1,286 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * nvml_procs.c - the processes on one GPU: the compute, graphics and MPS
+ * lists merged by PID (type bits OR-ed), with their GPU memory, then
+ * per-process SM/memory/encoder/decoder utilization.
+ *
+ * Entry sizes come from the symbol bound (nvml_load.c: 16, 24, or the R535
+ * 32-byte _v3 records). Buffers live in the device and are reused, so a tick
+ * makes one call per list and allocates nothing unless a list outgrew them;
+ * INSUFFICIENT_SIZE (the list grew between calls) grows and retries a bounded
+ * number of times.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/nvidia/nvml_priv.h"
+
+#define NVML_PROC_ENTRY_MAX 32u  /* largest running-process entry */
+#define NVML_UTIL_ENTRY_MAX 40u  /* largest utilization sample */
+#define NVML_INITIAL_CAP 64u
+#define NVML_MAX_RETRIES 4
+#define NVML_UTIL_STALE_US 1500000ull /* older cached samples mean "idle now" */
+
+int gs_nvml_procs_alloc(struct nvml_device *d)
+{
+    d->pbuf = calloc(NVML_INITIAL_CAP, NVML_PROC_ENTRY_MAX);
+    d->ubuf = calloc(NVML_INITIAL_CAP, NVML_UTIL_ENTRY_MAX);
+    d->ucache = calloc(NVML_INITIAL_CAP, sizeof(*d->ucache));
+    if (!d->pbuf || !d->ubuf || !d->ucache)
+        return -GS_E_NOMEM;
+    d->pcap = d->ucap = d->ucache_cap = NVML_INITIAL_CAP;
+    return 0;
+}
+
+void gs_nvml_procs_free(struct nvml_device *d)
+{
+    free(d->pbuf);
+    free(d->ubuf);
+    free(d->ucache);
+    d->pbuf = d->ubuf = NULL;
+    d->ucache = NULL;
+}
+
+/* Grow *buf to hold at least need entries of size bytes; 0 or -1. */
+static int nvml_grow(unsigned char **buf, unsigned *cap, unsigned need, size_t size)
+{
+    unsigned ncap = need * 2 + 5;
+    unsigned char *p;
+
+    if (ncap <= *cap)
+        ncap = *cap * 2;
+    p = realloc(*buf, (size_t)ncap * size);
+    if (!p)
+        return -1;
+    *buf = p;
+    *cap = ncap;
+    return 0;
+}
+
+static struct gs_proc *nvml_find_proc(struct gs_gpu *g, uint32_t pid)
+{
+    for (uint32_t i = 0; i < g->nprocs; i++)
+        if (g->procs[i].pid == pid)
+            return &g->procs[i];
+    return NULL;
+}
+
+/* Add one raw entry (stride bytes) of list kind to g, merging by PID. */
+static int nvml_merge_entry(struct gs_gpu *g, const unsigned char *e, unsigned stride,
+                            enum nvml_plist kind)
+{
+    static const uint32_t type_bit[] = { GS_PROC_COMPUTE, GS_PROC_GRAPHICS, GS_PROC_MPS };
+    unsigned int pid;
+    unsigned long long mem;
+    struct gs_proc *p;
+
+    memcpy(&pid, e, sizeof(pid));
+    memcpy(&mem, e + 8, sizeof(mem));
+    p = nvml_find_proc(g, pid);
+    if (!p) {
+        p = gs_gpu_add_proc(g);
+        if (!p)
+            return -GS_E_NOMEM;
+        p->pid = pid;
+    }
+    p->type |= type_bit[kind];
+    if (mem != NVML_VALUE_NOT_AVAILABLE_ULL && (!gs_proc_has(p, GS_P_GPU_MEM) || mem > p->gpu_mem_bytes)) {
+        p->gpu_mem_bytes = mem;
+        gs_proc_set(p, GS_P_GPU_MEM);
+    }
+    if (stride >= sizeof(nvmlProcessInfo_v2_t)) {
+        memcpy(&p->gpu_instance_id, e + 16, sizeof(p->gpu_instance_id));
+        memcpy(&p->compute_instance_id, e + 20, sizeof(p->compute_instance_id));
+    }
+    return 0;
+}
+
+/* One list: call with the capacity we have; on INSUFFICIENT_SIZE grow and retry. */
+static nvmlReturn_t nvml_read_plist(struct nvml_device *d, struct gs_gpu *g, enum nvml_plist kind)
+{
+    const struct nvml_fns *f = &d->ctx->lib.f;
+    nvmlDeviceGetRunningProcesses_fn fn = kind == NVML_PL_COMPUTE    ? f->compute_procs
+                                          : kind == NVML_PL_GRAPHICS ? f->graphics_procs
+                                                                     : f->mps_procs;
+    unsigned stride = d->ctx->lib.proc_stride[kind];
+    nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+    unsigned count = 0;
+
+    if (!fn || d->plist_unsup[kind])
+        return NVML_ERROR_NOT_SUPPORTED;
+    for (int tries = 0; tries < NVML_MAX_RETRIES && r == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
+        if (tries > 0 && nvml_grow(&d->pbuf, &d->pcap, count, NVML_PROC_ENTRY_MAX) < 0)
+            return NVML_ERROR_MEMORY;
+        count = d->pcap;
+        r = fn(d->handle, &count, d->pbuf);
+    }
+    if (r != NVML_SUCCESS)
+        return r;
+    for (unsigned i = 0; i < count && i < d->pcap; i++)
+        if (nvml_merge_entry(g, d->pbuf + (size_t)i * stride, stride, kind) < 0)
+            return NVML_ERROR_MEMORY;
+    return NVML_SUCCESS;
+}
+
+/* ---- per-process utilization ------------------------------------------------------ */
+struct nvml_usample {
+    uint32_t pid;
+    unsigned long long ts_us;
+    uint32_t sm, mem, enc, dec;
+};
+
+static struct nvml_putil *nvml_ucache_get(struct nvml_device *d, uint32_t pid, bool create)
+{
+    for (unsigned i = 0; i < d->ucache_n; i++)
+        if (d->ucache[i].pid == pid)
+            return &d->ucache[i];
+    if (!create)
+        return NULL;
+    if (d->ucache_n == d->ucache_cap) {
+        unsigned char *p = (unsigned char *)d->ucache;
+        if (nvml_grow(&p, &d->ucache_cap, d->ucache_n, sizeof(*d->ucache)) < 0)
+            return NULL;
+        d->ucache = (struct nvml_putil *)p;
+    }
+    struct nvml_putil *u = &d->ucache[d->ucache_n++];
+    memset(u, 0, sizeof(*u));
+    u->pid = pid;
+    return u;
+}
+
+/* Keep one sample: drop impossible values (> 100 %, seen with zombie processes)
+ * and PIDs not in this tick's list; keep the newest per PID. */
+static void nvml_take_usample(struct nvml_device *d, struct gs_gpu *g, const struct nvml_usample *u)
+{
+    struct nvml_putil *c;
+
+    if (u->sm > 100 || u->mem > 100 || u->enc > 100 || u->dec > 100)
+        return;
+    if (!nvml_find_proc(g, u->pid))
+        return;
+    if (u->ts_us > d->util_last_seen)
+        d->util_last_seen = u->ts_us;
+    c = nvml_ucache_get(d, u->pid, true);
+    if (!c || (c->ts_us && c->ts_us > u->ts_us))
+        return;
+    *c = (struct nvml_putil){ u->pid, u->ts_us, u->sm, u->mem, u->enc, u->dec };
+}
+
+static nvmlReturn_t nvml_util_info(struct nvml_device *d, struct gs_gpu *g)
+{
+    nvmlProcessesUtilizationInfo_v1_t info;
+    nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+
+    memset(&info, 0, sizeof(info));
+
+    for (int tries = 0; tries < NVML_MAX_RETRIES && r == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
+        if (tries > 0 && nvml_grow(&d->ubuf, &d->ucap, info.processSamplesCount,
+                                   NVML_UTIL_ENTRY_MAX) < 0)
+            return NVML_ERROR_MEMORY;
+        info.version = nvmlProcessesUtilizationInfo_v1;
+        info.processSamplesCount = d->ucap;
+        info.lastSeenTimeStamp = d->util_last_seen;
+        info.procUtilArray = (nvmlProcessUtilizationInfo_v1_t *)(void *)d->ubuf;
+        r = d->ctx->lib.f.proc_util_info(d->handle, &info);
+    }
+    for (unsigned i = 0; r == NVML_SUCCESS && i < info.processSamplesCount && i < d->ucap; i++) {
+        const nvmlProcessUtilizationInfo_v1_t *e = &info.procUtilArray[i];
+        struct nvml_usample u = { e->pid, e->timeStamp, e->smUtil, e->memUtil, e->encUtil,
+                                  e->decUtil };
+        nvml_take_usample(d, g, &u);
+    }
+    return r;
+}
+
+static nvmlReturn_t nvml_util_legacy(struct nvml_device *d, struct gs_gpu *g)
+{
+    nvmlProcessUtilizationSample_t *arr = (nvmlProcessUtilizationSample_t *)(void *)d->ubuf;
+    nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
+    unsigned count = 0;
+
+    for (int tries = 0; tries < NVML_MAX_RETRIES && r == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
+        if (tries > 0 && nvml_grow(&d->ubuf, &d->ucap, count, NVML_UTIL_ENTRY_MAX) < 0)
+            return NVML_ERROR_MEMORY;
+        arr = (nvmlProcessUtilizationSample_t *)(void *)d->ubuf;
+        count = d->ucap;
+        r = d->ctx->lib.f.proc_util(d->handle, arr, &count, d->util_last_seen);
+    }
+    for (unsigned i = 0; r == NVML_SUCCESS && i < count && i < d->ucap; i++) {
+        struct nvml_usample u = { arr[i].pid, arr[i].timeStamp, arr[i].smUtil, arr[i].memUtil,
+                                  arr[i].encUtil, arr[i].decUtil };
+        nvml_take_usample(d, g, &u);
+    }
+    return r;
+}
+
+/* Give each process its latest sample; no recent sample means idle (0 %).
+ * Cache entries of PIDs that left the list are dropped. */
+static void nvml_util_apply(struct nvml_device *d, struct gs_gpu *g)
+{
+    unsigned keep = 0;
+
+    for (uint32_t i = 0; i < g->nprocs; i++) {
+        struct gs_proc *p = &g->procs[i];
+        const struct nvml_putil *c = nvml_ucache_get(d, p->pid, false);
+        bool fresh = c && c->ts_us + NVML_UTIL_STALE_US >= d->util_last_seen;
+        p->sm_util_pct = fresh ? c->sm_pct : 0;
+        p->mem_util_pct = fresh ? c->mem_pct : 0;
+        p->enc_util_pct = fresh ? c->enc_pct : 0;
+        p->dec_util_pct = fresh ? c->dec_pct : 0;
+        p->valid |= (1u << GS_P_SM_UTIL) | (1u << GS_P_MEM_UTIL) | (1u << GS_P_ENC_UTIL) |
+                    (1u << GS_P_DEC_UTIL);
+    }
+    for (unsigned i = 0; i < d->ucache_n; i++)
+        if (nvml_find_proc(g, d->ucache[i].pid))
+            d->ucache[keep++] = d->ucache[i];
+    d->ucache_n = keep;
+}
+
+/* Per-process utilization; skipped in MIG mode (NVML does not support it). */
+static void nvml_read_putil(struct nvml_device *d, struct gs_gpu *g)
+{
+    const struct nvml_fns *f = &d->ctx->lib.f;
+    nvmlReturn_t r;
+
+    if (d->mig_on || d->putil_unsup || !g->nprocs)
+        return;
+    if (f->proc_util_info)
+        r = nvml_util_info(d, g);
+    else if (f->proc_util)
+        r = nvml_util_legacy(d, g);
+    else
+        return;
+    if (r == NVML_SUCCESS || r == NVML_ERROR_NOT_FOUND) /* NOT_FOUND: no new samples */
+        nvml_util_apply(d, g);
+    else if (gs_nvml_status(d, g, r, 0, "process utilization") == GS_ST_NOT_SUPPORTED)
+        d->putil_unsup = true;
+}
+
+int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
+{
+    struct nvml_device *d = nvml_dev(b);
+    enum gs_status best = GS_ST_NOT_SUPPORTED;
+
+    g->nprocs = 0;
+    if (d->open_rc != NVML_SUCCESS || atomic_load(&d->lost)) {
+        g->procs_status = atomic_load(&d->lost) ? GS_ST_GPU_LOST : GS_ST_ERROR;
+        return atomic_load(&d->lost) ? -GS_E_GPU_LOST : -GS_E_BACKEND;
+    }
+    for (int k = 0; k < NVML_PL_COUNT && !atomic_load(&d->lost); k++) {
+        nvmlReturn_t r = nvml_read_plist(d, g, (enum nvml_plist)k);
+        enum gs_status st = gs_nvml_status(d, g, r, 0, "process list");
+        if (st == GS_ST_NOT_SUPPORTED)
+            d->plist_unsup[k] = true;
+        if (st == GS_ST_OK || best == GS_ST_NOT_SUPPORTED)
+            best = st; /* any list read counts; else the first real error */
+    }
+    if (atomic_load(&d->lost)) {
+        g->procs_status = GS_ST_GPU_LOST;
+        g->nprocs = 0;
+        return -GS_E_GPU_LOST;
+    }
+    g->procs_status = (uint8_t)best;
+    if (best == GS_ST_OK)
+        nvml_read_putil(d, g);
+    return best == GS_ST_ERROR ? -GS_E_BACKEND : 0;
+}

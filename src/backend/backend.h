@@ -76,8 +76,8 @@ struct gs_backend {
     /* Static facts into gpu->st, once per run. */
     int (*read_static)(struct gs_bdev *dev, struct gs_gpu *gpu);
 
-    /* One tick: the GS_F_* fields in want into gpu->s; fields not in want get
-     * GS_ST_NOT_SAMPLED. Sets gpu->s.timestamp_ns, gpu->state, lost_since,
+    /* One tick: the GS_F_* fields in want into gpu->s (taken literally: 0
+     * reads nothing); fields not in want get GS_ST_NOT_SAMPLED. Sets gpu->s.timestamp_ns, gpu->state, lost_since,
      * last_error. Allocation-free. */
     int (*sample)(struct gs_bdev *dev, uint64_t want, struct gs_gpu *gpu);
 

@@ -464,7 +464,7 @@ int gs_nvml_sample(struct gs_bdev *b, uint64_t want, struct gs_gpu *g)
     struct nvml_tick t = { d, &d->ctx->lib.f, g, &g->s, false };
     const uint64_t all = F(GS_F_COUNT) - 1;
 
-    want = want ? want & all : all;
+    want &= all; /* literal: 0 reads nothing but still reports the GPU's state */
     nvml_sample_start(g, want);
     if (d->open_rc != NVML_SUCCESS && !atomic_load(&d->lost)) {
         nvml_put(&t, want, d->open_rc, "open");

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_env.h - helpers for unit tests that run the real NVML code path against
+ * the simulator library ($GS_BUILD_DIR/sim/<profile>/libnvidia-ml.so.1):
+ * environment set-up, scenario files written on the fly, and the simulator's
+ * call counter (gssimCallCount), reached through the already-loaded library.
+ * Tests run from the repository root (tests/run-tests does so).
+ */
+#ifndef GS_TEST_SIM_ENV_H
+#define GS_TEST_SIM_ENV_H
+
+#include <dlfcn.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static inline const char *sim_build_dir(void)
+{
+    const char *b = getenv("GS_BUILD_DIR");
+    return b && *b ? b : "build";
+}
+
+static inline const char *sim_lib_path(const char *profile)
+{
+    static char path[512];
+    snprintf(path, sizeof(path), "%s/sim/%s/libnvidia-ml.so.1", sim_build_dir(), profile);
+    return path;
+}
+
+static inline bool sim_available(const char *profile)
+{
+    return access(sim_lib_path(profile), R_OK) == 0;
+}
+
+/* Point GPUSCOPE_NVML_LIB at a profile's simulator with a scenario (a name in
+ * sim/scenarios or a path), a frozen clock and optional faults (NULL: none). */
+static inline void sim_setup(const char *profile, const char *scenario, const char *faults)
+{
+    setenv("GPUSCOPE_NVML_LIB", sim_lib_path(profile), 1);
+    setenv("GPUSCOPE_SIM_SCENARIO", scenario, 1);
+    setenv("GPUSCOPE_SIM_SCENARIO_DIR", "sim/scenarios", 1);
+    setenv("GPUSCOPE_SIM_CLOCK", "fixed:10", 1);
+    if (faults)
+        setenv("GPUSCOPE_SIM_FAULTS", faults, 1);
+    else
+        unsetenv("GPUSCOPE_SIM_FAULTS");
+    unsetenv("GPUSCOPE_BACKENDS");
+}
+
+/* Write text to a fresh scenario file; returns its path (static buffer per slot). */
+static inline const char *sim_write_scenario(const char *text)
+{
+    static char path[4][64];
+    static int slot;
+    char *p = path[slot++ % 4];
+    snprintf(p, sizeof(path[0]), "/tmp/gs-test-XXXXXX.scn");
+    int fd = mkstemps(p, 4);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, "w");
+    fputs(text, f);
+    fclose(f);
+    return p;
+}
+
+/* Calls of an NVML symbol so far, counted by the simulator loaded from
+ * GPUSCOPE_NVML_LIB (must be loaded: a sampler or backend is open). */
+static inline unsigned long long sim_calls(const char *symbol)
+{
+    void *h = dlopen(getenv("GPUSCOPE_NVML_LIB"), RTLD_NOW | RTLD_NOLOAD);
+    unsigned long long (*count)(const char *) = NULL;
+    unsigned long long n = 0;
+    if (!h)
+        return ~0ull;
+    void *p = dlsym(h, "gssimCallCount");
+    memcpy(&count, &p, sizeof(p));
+    if (count)
+        n = count(symbol);
+    dlclose(h);
+    return count ? n : ~0ull;
+}
+
+#endif /* GS_TEST_SIM_ENV_H */

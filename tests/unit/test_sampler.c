@@ -1,0 +1,409 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_sampler.c - the sampler end to end on the NVML simulator: opening,
+ * snapshots, the -i selection, slow-field modes, call counts per snapshot,
+ * a GPU lost mid-loop, host facts. Tests needing a simulator profile that is
+ * not built are skipped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/gpusel.h"
+#include "core/sampler.h"
+#include "sim_env.h"
+
+#define NEED_SIM(profile)                                                                      \
+    do {                                                                                       \
+        if (!sim_available(profile))                                                           \
+            skip();                                                                            \
+    } while (0)
+
+/* ---- -i selection, on hand-made static facts ---------------------------------------- */
+static void fake_gpus(struct gs_gpu *g, uint32_t n)
+{
+    memset(g, 0, n * sizeof(*g));
+    for (uint32_t i = 0; i < n; i++) {
+        g[i].st.index = i;
+        snprintf(g[i].st.uuid, sizeof(g[i].st.uuid), "GPU-0000000%u-aaaa-bbbb-cccc-dddddddddddd", i);
+        g[i].st.pci_domain = 0;
+        g[i].st.pci_bus = 0x18 + 0x10 * i;
+        g[i].st.pci_device = 0;
+        gs_static_mark(&g[i].st, GS_S_UUID, GS_ST_OK);
+        gs_static_mark(&g[i].st, GS_S_PCI, GS_ST_OK);
+    }
+}
+
+static void test_gpusel_forms(void **state)
+{
+    struct gs_gpu g[4];
+    uint32_t sel[4], n = 0;
+    struct gs_err err = { 0 };
+    (void)state;
+    fake_gpus(g, 4);
+    assert_int_equal(gs_gpusel(NULL, g, 4, sel, &n, &err), 0);
+    assert_int_equal(n, 4);
+    assert_int_equal(gs_gpusel("2", g, 4, sel, &n, &err), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(sel[0], 2);
+    /* UUID in another case, 4-digit lower-case bus id, 8-digit upper, no domain; dup ignored */
+    assert_int_equal(gs_gpusel("gpu-00000003-AAAA-bbbb-cccc-dddddddddddd, 0000:28:00.0,"
+                               "00000000:18:00.0,38:00.0,1",
+                               g, 4, sel, &n, &err),
+                     0);
+    assert_int_equal(n, 4);
+    assert_int_equal(sel[0], 0);
+    assert_int_equal(sel[3], 3);
+}
+
+static void test_gpusel_unknown_names_it(void **state)
+{
+    struct gs_gpu g[2];
+    uint32_t sel[2], n = 0;
+    struct gs_err err = { 0 };
+    (void)state;
+    fake_gpus(g, 2);
+    assert_int_equal(gs_gpusel("0,7", g, 2, sel, &n, &err), -GS_E_NO_DEVICE);
+    assert_int_equal(err.code, GS_E_NO_DEVICE);
+    assert_non_null(strstr(err.msg, "'7'"));
+    assert_int_equal(gs_gpusel("0000:99:00.0", g, 2, sel, &n, &err), -GS_E_NO_DEVICE);
+    assert_non_null(strstr(err.msg, "0000:99:00.0"));
+}
+
+/* ---- opening ----------------------------------------------------------------------------- */
+static void test_no_library(void **state)
+{
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_err err = { 0 };
+    (void)state;
+    unsetenv("GPUSCOPE_NVML_LIB");
+    o.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
+    assert_int_equal(gs_sampler_open(&s, &o, &err), -GS_E_NO_LIBRARY);
+    assert_null(s);
+    assert_int_equal(err.code, GS_E_NO_LIBRARY);
+    assert_non_null(strstr(err.msg, "/nonexistent/libnvidia-ml.so.1"));
+    assert_non_null(strstr(err.hint, "GPUSCOPE_NVML_LIB"));
+    assert_non_null(strstr(err.hint, "--demo"));
+}
+
+static void test_no_library_env(void **state)
+{
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_err err = { 0 };
+    (void)state;
+    setenv("GPUSCOPE_NVML_LIB", "/nonexistent/env/libnvidia-ml.so.1", 1);
+    assert_int_equal(gs_sampler_open(&s, &o, &err), -GS_E_NO_LIBRARY);
+    assert_non_null(strstr(err.msg, "/nonexistent/env/"));
+    unsetenv("GPUSCOPE_NVML_LIB");
+}
+
+static void test_backend_filter(void **state)
+{
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_err err = { 0 };
+    (void)state;
+    NEED_SIM("current");
+    sim_setup("current", "demo", NULL);
+    setenv("GPUSCOPE_BACKENDS", "amdgpu", 1);
+    assert_true(gs_sampler_open(&s, &o, &err) < 0);
+    assert_non_null(strstr(err.msg, "GPUSCOPE_BACKENDS"));
+    unsetenv("GPUSCOPE_BACKENDS");
+}
+
+static void test_demo_snapshot(void **state)
+{
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    (void)state;
+    NEED_SIM("current");
+    sim_setup("current", "demo", NULL);
+    o.want_host = false;
+    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    gs_snapshot_init(&snap);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.ngpus, 8);
+    assert_true(snap.sys.simulated);
+    assert_string_equal(snap.sys.sim_scenario, "demo");
+    assert_string_equal(snap.sys.backend, "nvml");
+    assert_true(snap.sys.driver_version[0] != '\0');
+    assert_true(snap.sys.cuda_driver_version > 0);
+    assert_true(snap.mono_ns > 0 && snap.wall.tv_sec > 0);
+    for (uint32_t i = 0; i < snap.ngpus; i++) {
+        const struct gs_gpu *g = &snap.gpus[i];
+        assert_int_equal(g->st.index, i);
+        assert_true(gs_static_has(&g->st, GS_S_NAME));
+        assert_true(gs_static_has(&g->st, GS_S_UUID));
+        assert_true(gs_static_has(&g->st, GS_S_PCI));
+        assert_true(gs_sample_has(&g->s, GS_F_MEM_USED));
+        assert_true(gs_sample_has(&g->s, GS_F_MEM_RESERVED)); /* memory info v2 bound */
+        assert_true(gs_sample_has(&g->s, GS_F_GPU_UTIL));
+        assert_true(gs_sample_has(&g->s, GS_F_POWER));
+        assert_true(gs_sample_has(&g->s, GS_F_TEMP_GPU));
+        assert_true(gs_sample_has(&g->s, GS_F_CLOCK_SM));
+        assert_true(gs_sample_has(&g->s, GS_F_PCIE_TX)); /* GS_SLOW_INLINE by default */
+        assert_int_equal(g->state, GS_GPU_OK);
+        assert_true(g->s.mem_total_bytes > 70ull << 30);
+        assert_int_equal(g->procs_status, GS_ST_OK);
+    }
+    /* The same snapshot again reuses its arrays. */
+    struct gs_gpu *before = snap.gpus;
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_ptr_equal(before, snap.gpus);
+    gs_snapshot_release(&snap);
+    gs_sampler_close(s);
+}
+
+static void test_select_ids(void **state)
+{
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    (void)state;
+    NEED_SIM("current");
+    sim_setup("current", "demo", NULL);
+    o.want_host = false;
+    o.only_ids = "3,1";
+    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    gs_snapshot_init(&snap);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.ngpus, 2);
+    assert_int_equal(snap.gpus[0].st.index, 1);
+    assert_int_equal(snap.gpus[1].st.index, 3);
+    /* Select GPU 3 again by its UUID in lower case and GPU 1 by its bus id. */
+    char ids[256], uuid[96];
+    snprintf(uuid, sizeof(uuid), "%s", snap.gpus[1].st.uuid);
+    for (char *p = uuid; *p; p++)
+        *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+    snprintf(ids, sizeof(ids), "%s,%s", uuid, snap.gpus[0].st.pci_bus_id + 4);
+    gs_snapshot_release(&snap);
+    gs_sampler_close(s);
+    o.only_ids = ids;
+    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    gs_snapshot_init(&snap);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.ngpus, 2);
+    assert_int_equal(snap.gpus[0].st.index, 1);
+    assert_int_equal(snap.gpus[1].st.index, 3);
+    gs_snapshot_release(&snap);
+    gs_sampler_close(s);
+    o.only_ids = "GPU-does-not-exist";
+    assert_int_equal(gs_sampler_open(&s, &o, &err), -GS_E_NO_DEVICE);
+    assert_non_null(strstr(err.msg, "GPU-does-not-exist"));
+}
+
+/* ---- call counts: each per-GPU (function, argument) at most once per tick --------------- */
+static void test_call_counts(void **state)
+{
+    static const struct {
+        const char *sym;
+        unsigned per_gpu; /* calls per GPU per tick at most (distinct arguments) */
+    } per_tick[] = {
+        { "nvmlDeviceGetMemoryInfo_v2", 1 },   { "nvmlDeviceGetUtilizationRates", 1 },
+        { "nvmlDeviceGetPowerUsage", 1 },      { "nvmlDeviceGetTemperatureV", 1 },
+        { "nvmlDeviceGetClockInfo", 4 },       { "nvmlDeviceGetTotalEccErrors", 4 },
+        { "nvmlDeviceGetPcieThroughput", 2 },  { "nvmlDeviceGetFieldValues", 1 },
+        { "nvmlDeviceGetComputeRunningProcesses_v3", 1 },
+        { "nvmlDeviceGetGraphicsRunningProcesses_v3", 1 },
+        { "nvmlDeviceGetProcessesUtilizationInfo", 1 },
+    };
+    static const char *const once[] = { "nvmlDeviceGetName", "nvmlDeviceGetUUID",
+                                        "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetMaxClockInfo",
+                                        "nvmlDeviceGetHandleByIndex_v2" };
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    unsigned long long before[16], once_before[8];
+    const int ticks = 5;
+    (void)state;
+    NEED_SIM("current");
+    sim_setup("current", "bench-8x8", NULL);
+    o.want_host = false;
+    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    gs_snapshot_init(&snap);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0); /* first tick sizes buffers */
+    for (size_t i = 0; i < sizeof(per_tick) / sizeof(per_tick[0]); i++)
+        before[i] = sim_calls(per_tick[i].sym);
+    for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
+        once_before[i] = sim_calls(once[i]);
+    for (int t = 0; t < ticks; t++)
+        assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    for (size_t i = 0; i < sizeof(per_tick) / sizeof(per_tick[0]); i++) {
+        unsigned long long n = sim_calls(per_tick[i].sym) - before[i];
+        if (n > (unsigned long long)ticks * snap.ngpus * per_tick[i].per_gpu)
+            fail_msg("%s: %llu calls in %d ticks of %u GPUs", per_tick[i].sym, n, ticks,
+                     snap.ngpus);
+    }
+    for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
+        assert_int_equal(sim_calls(once[i]), once_before[i]);
+    gs_snapshot_release(&snap);
+    gs_sampler_close(s);
+}
+
+/* ---- slow fields ---------------------------------------------------------------------- */
+static void test_slow_skip_and_thread(void **state)
+{
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    (void)state;
+    NEED_SIM("current");
+    sim_setup("current", "demo", NULL);
+    o.want_host = false;
+    o.slow = GS_SLOW_SKIP;
+    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    gs_snapshot_init(&snap);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.gpus[0].s.status[GS_F_PCIE_TX], GS_ST_NOT_SAMPLED);
+    assert_int_equal(snap.gpus[0].s.status[GS_F_PCIE_RX], GS_ST_NOT_SAMPLED);
+    assert_int_equal(sim_calls("nvmlDeviceGetPcieThroughput"), 0);
+    assert_true(gs_sample_has(&snap.gpus[0].s, GS_F_POWER));
+    gs_sampler_close(s);
+
+    o.slow = GS_SLOW_THREAD;
+    o.slow_interval_ms = 10;
+    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    for (int tries = 0; tries < 200; tries++) {
+        assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+        if (gs_sample_has(&snap.gpus[7].s, GS_F_PCIE_RX))
+            break;
+        usleep(5000);
+    }
+    assert_true(gs_sample_has(&snap.gpus[7].s, GS_F_PCIE_TX));
+    assert_true(gs_sample_has(&snap.gpus[7].s, GS_F_PCIE_RX));
+    assert_true(snap.gpus[7].s.pcie_rate_age_ns < 5000000000ull);
+    gs_snapshot_release(&snap);
+    gs_sampler_close(s);
+}
+
+/* ---- a GPU lost mid-loop: it is marked, the others keep updating --------------------- */
+static void test_gpu_lost_mid_loop(void **state)
+{
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    (void)state;
+    NEED_SIM("current");
+    sim_setup("current", "demo", "nvmlDeviceGetPowerUsage gpu=2 call=3 error=GPU_IS_LOST persist");
+    o.want_host = false;
+    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    gs_snapshot_init(&snap);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), -GS_E_GPU_LOST);
+    assert_int_equal(err.code, GS_E_GPU_LOST);
+    assert_non_null(strstr(err.msg, "GPU 2"));
+    assert_non_null(strstr(err.hint, "Xid 79"));
+    assert_non_null(strstr(err.hint, "dmesg"));
+    const struct gs_gpu *lost = &snap.gpus[2];
+    assert_int_equal(lost->state, GS_GPU_LOST);
+    assert_true(lost->lost_since > 0);
+    assert_int_equal(lost->s.status[GS_F_POWER], GS_ST_GPU_LOST);
+    assert_int_equal(lost->s.status[GS_F_TEMP_GPU], GS_ST_GPU_LOST);
+    assert_true(gs_static_has(&lost->st, GS_S_NAME)); /* static facts are kept */
+    assert_int_equal(lost->nprocs, 0);
+    /* Later ticks: still lost, never called again; the others fine. */
+    unsigned long long temp_calls = sim_calls("nvmlDeviceGetTemperatureV");
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), -GS_E_GPU_LOST);
+    assert_int_equal(sim_calls("nvmlDeviceGetTemperatureV") - temp_calls, 7);
+    for (uint32_t i = 0; i < snap.ngpus; i++) {
+        if (i == 2)
+            continue;
+        assert_int_equal(snap.gpus[i].state, GS_GPU_OK);
+        assert_true(gs_sample_has(&snap.gpus[i].s, GS_F_POWER));
+    }
+    gs_snapshot_release(&snap);
+    gs_sampler_close(s);
+}
+
+/* ---- host facts: our own PID is visible, a synthetic one is not ----------------------- */
+static void test_host_facts(void **state)
+{
+    char scn[512], pids[32];
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    (void)state;
+    NEED_SIM("current");
+    snprintf(pids, sizeof(pids), "%d", (int)getpid());
+    snprintf(scn, sizeof(scn),
+             "name hostfacts\n"
+             "gpu 0 name=\"Test GPU\"\n"
+             "proc gpu=0 pid=env type=compute mem=1GiB\n"
+             "proc gpu=0 pid=3999999 type=compute mem=2GiB\n");
+    sim_setup("current", sim_write_scenario(scn), NULL);
+    setenv("GPUSCOPE_SIM_PIDS", pids, 1);
+    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    gs_snapshot_init(&snap);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.gpus[0].nprocs, 2);
+    for (uint32_t i = 0; i < snap.gpus[0].nprocs; i++) {
+        const struct gs_proc *p = &snap.gpus[0].procs[i];
+        if (p->pid == (uint32_t)getpid()) {
+            assert_int_equal(p->host_vis, GS_HOST_VISIBLE);
+            assert_true(gs_proc_has(p, GS_P_COMM));
+        } else {
+            assert_int_equal(p->pid, 3999999);
+            assert_int_not_equal(p->host_vis, GS_HOST_VISIBLE);
+        }
+    }
+    gs_snapshot_release(&snap);
+    gs_sampler_close(s);
+    unsetenv("GPUSCOPE_SIM_PIDS");
+}
+
+static void collect_line(void *arg, const char *text)
+{
+    size_t *n = arg;
+    (void)text;
+    (*n)++;
+}
+
+static void test_describe(void **state)
+{
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_err err = { 0 };
+    size_t n = 0;
+    (void)state;
+    NEED_SIM("current");
+    sim_setup("current", "demo", NULL);
+    o.want_host = false;
+    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    gs_sampler_describe(s, collect_line, &n);
+    assert_true(n > 40);
+    gs_sampler_close(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gpusel_forms),
+        cmocka_unit_test(test_gpusel_unknown_names_it),
+        cmocka_unit_test(test_no_library),
+        cmocka_unit_test(test_no_library_env),
+        cmocka_unit_test(test_backend_filter),
+        cmocka_unit_test(test_demo_snapshot),
+        cmocka_unit_test(test_select_ids),
+        cmocka_unit_test(test_call_counts),
+        cmocka_unit_test(test_slow_skip_and_thread),
+        cmocka_unit_test(test_gpu_lost_mid_loop),
+        cmocka_unit_test(test_host_facts),
+        cmocka_unit_test(test_describe),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -343,8 +343,8 @@ static void test_host_facts(void **state)
     snprintf(scn, sizeof(scn),
              "name hostfacts\n"
              "gpu 0 name=\"Test GPU\"\n"
-             "proc gpu=0 pid=env type=compute mem=1GiB\n"
-             "proc gpu=0 pid=3999999 type=compute mem=2GiB\n");
+             "proc 0 pid=env type=compute mem=1GiB\n"
+             "proc 0 pid=3999999 type=compute mem=2GiB\n");
     sim_setup("current", sim_write_scenario(scn), NULL);
     setenv("GPUSCOPE_SIM_PIDS", pids, 1);
     assert_int_equal(gs_sampler_open(&s, &o, &err), 0);

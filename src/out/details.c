@@ -19,7 +19,7 @@ struct val {
 
 static void kv(FILE *out, const char *label, const char *value)
 {
-    fprintf(out, "        %-28s: %s\n", label, value);
+    fprintf(out, "        %-30s: %s\n", label, value);
 }
 
 static void section(FILE *out, const char *title)
@@ -241,28 +241,48 @@ static void proc_type(uint32_t type, char *buf, size_t len)
              type & GS_PROC_MPS ? "M" : "");
 }
 
+static void human_age(uint64_t s, char *buf, size_t len)
+{
+    if (s < 3600)
+        snprintf(buf, len, "%llum%02llus", (unsigned long long)(s / 60), (unsigned long long)(s % 60));
+    else if (s < 86400)
+        snprintf(buf, len, "%lluh%02llum", (unsigned long long)(s / 3600),
+                 (unsigned long long)(s % 3600 / 60));
+    else
+        snprintf(buf, len, "%llud%02lluh", (unsigned long long)(s / 86400),
+                 (unsigned long long)(s % 86400 / 3600));
+}
+
+#define PROC_COLS "        %7s %-4s %10s %5s %5s %-10s %7s %7s  %s\n"
+
 static void details_proc(FILE *out, const struct gs_proc *p)
 {
-    char type[8], mem[32] = "?", cpu[32] = "?", age[32] = "?", where[128] = "";
+    char pid[16], type[8], mem[32] = "?", sm[16] = "-", mu[16] = "-", cpu[32] = "?", age[32] = "?";
+    char cmd[GS_CMDLINE_MAX + 160];
     const char *vis[] = {"", " (not visible from here)", " (exited)", " (no permission)"};
+    size_t used;
 
+    snprintf(pid, sizeof(pid), "%u", p->pid);
     proc_type(p->type, type, sizeof(type));
     if (gs_proc_has(p, GS_P_GPU_MEM))
         snprintf(mem, sizeof(mem), "%llu MiB", (unsigned long long)(p->gpu_mem_bytes >> 20));
-    if (gs_proc_has(p, GS_P_CPU))
-        snprintf(cpu, sizeof(cpu), "%.1f %%", p->cpu_pct);
-    if (gs_proc_has(p, GS_P_START))
-        snprintf(age, sizeof(age), "%llus", (unsigned long long)p->age_s);
-    if (gs_proc_has(p, GS_P_CONTAINER) && p->container_id[0])
-        snprintf(where, sizeof(where), "  %s:%.12s", p->container_runtime, p->container_id);
-    if (gs_proc_has(p, GS_P_POD) && p->pod_uid[0])
-        snprintf(where + strlen(where), sizeof(where) - strlen(where), " pod %s", p->pod_uid);
-    fprintf(out, "        %7u %-3s %10s", p->pid, type, mem);
     if (gs_proc_has(p, GS_P_SM_UTIL))
-        fprintf(out, "  sm %3u %%", p->sm_util_pct);
-    fprintf(out, "  %s  cpu %s  age %s%s  %s%s\n", gs_proc_has(p, GS_P_USER) ? p->user : "?", cpu, age, where,
-            gs_proc_has(p, GS_P_COMM) ? (p->cmdline[0] ? p->cmdline : p->comm) : "?",
-            p->host_vis < 4 ? vis[p->host_vis] : "");
+        snprintf(sm, sizeof(sm), "%u%%", p->sm_util_pct);
+    if (gs_proc_has(p, GS_P_MEM_UTIL))
+        snprintf(mu, sizeof(mu), "%u%%", p->mem_util_pct);
+    if (gs_proc_has(p, GS_P_CPU))
+        snprintf(cpu, sizeof(cpu), "%.1f%%", p->cpu_pct);
+    if (gs_proc_has(p, GS_P_START))
+        human_age(p->age_s, age, sizeof(age));
+    used = (size_t)snprintf(cmd, sizeof(cmd), "%s%s",
+                            gs_proc_has(p, GS_P_COMM) ? (p->cmdline[0] ? p->cmdline : p->comm) : "?",
+                            p->host_vis < 4 ? vis[p->host_vis] : "");
+    if (used < sizeof(cmd) && gs_proc_has(p, GS_P_CONTAINER) && p->container_id[0])
+        used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, " [%s %.12s]", p->container_runtime,
+                                 p->container_id);
+    if (used < sizeof(cmd) && gs_proc_has(p, GS_P_POD) && p->pod_uid[0])
+        snprintf(cmd + used, sizeof(cmd) - used, " [pod %s]", p->pod_uid);
+    fprintf(out, PROC_COLS, pid, type, mem, sm, mu, gs_proc_has(p, GS_P_USER) ? p->user : "?", cpu, age, cmd);
 }
 
 static void details_procs(FILE *out, const struct gs_gpu *g)
@@ -275,6 +295,8 @@ static void details_procs(FILE *out, const struct gs_gpu *g)
     fprintf(out, "    Processes (%u)\n", g->nprocs);
     if (!g->nprocs)
         fputs("        none\n", out);
+    else
+        fprintf(out, PROC_COLS, "PID", "TYPE", "GPU MEM", "SM", "MEM", "USER", "CPU", "AGE", "COMMAND");
     for (uint32_t i = 0; i < g->nprocs; i++)
         details_proc(out, &g->procs[i]);
 }
@@ -318,7 +340,7 @@ static void details_system(FILE *out, const struct gs_snapshot *snap)
                  sys->sim_scenario[0] ? sys->sim_scenario : "?");
         kv(out, "Data source", sim);
     }
-    fprintf(out, "        %-28s: %u\n", "Attached GPUs", snap->ngpus);
+    fprintf(out, "        %-30s: %u\n", "Attached GPUs", snap->ngpus);
 }
 
 int gs_details_write(FILE *out, const struct gs_snapshot *snap)

@@ -1,0 +1,219 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * feed.c - sampler thread + double buffer + self-pipe for `gpuscope top`.
+ *
+ * The thread owns `work` (the sampler writes into it). After each snapshot it
+ * copies work into `pub` under the mutex and writes one byte to the pipe. The
+ * UI swaps pub with its view under the same mutex: no snapshot is ever read
+ * while being written, and neither side waits on the other's NVML calls.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "ui/feed.h"
+
+struct gs_feed {
+    struct gs_sampler *sampler;
+    pthread_t thread;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;        /* interval change, pause, kick, stop */
+    int pipe_rd, pipe_wr;
+    uint32_t interval_ms;
+    bool paused, stop, kicked;
+    struct gs_snapshot work;    /* thread only */
+    struct gs_snapshot pub;     /* under lock */
+    uint64_t pub_seq, taken_seq;
+    int pub_rc;
+    struct gs_err pub_err;
+};
+
+
+static void feed_publish(struct gs_feed *f, int rc, const struct gs_err *err)
+{
+    char byte = 1;
+
+    pthread_mutex_lock(&f->lock);
+    if (gs_snapshot_copy(&f->pub, &f->work) == 0) {
+        f->pub_seq++;
+        f->pub_rc = rc;
+        f->pub_err = *err;
+    }
+    pthread_mutex_unlock(&f->lock);
+    if (write(f->pipe_wr, &byte, 1) < 0 && errno != EAGAIN) {
+        /* the UI drains the pipe; a full pipe already means "wake up" */
+    }
+}
+
+/* Wait until the next tick is due (or a kick/stop); returns false on stop. */
+static bool feed_wait(struct gs_feed *f, const struct timespec *start)
+{
+    pthread_mutex_lock(&f->lock);
+    for (;;) {
+        if (f->stop)
+            break;
+        if (f->kicked && !f->paused)
+            break;
+        struct timespec due = *start;
+        uint32_t ms = f->interval_ms;
+        due.tv_sec += ms / 1000;
+        due.tv_nsec += (long)(ms % 1000) * 1000000L;
+        if (due.tv_nsec >= 1000000000L) {
+            due.tv_sec++;
+            due.tv_nsec -= 1000000000L;
+        }
+        int rc = f->paused ? pthread_cond_wait(&f->wake, &f->lock)
+                           : pthread_cond_timedwait(&f->wake, &f->lock, &due);
+        if (rc == ETIMEDOUT && !f->paused)
+            break;
+    }
+    bool go = !f->stop;
+    f->kicked = false;
+    pthread_mutex_unlock(&f->lock);
+    return go;
+}
+
+static void *feed_main(void *arg)
+{
+    struct gs_feed *f = arg;
+    struct timespec start;
+
+    do {
+        struct gs_err err = { 0 };
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        int rc = gs_sampler_snapshot(f->sampler, &f->work, &err);
+        feed_publish(f, rc, &err);
+    } while (feed_wait(f, &start));
+    return NULL;
+}
+
+static int feed_init_sync(struct gs_feed *f)
+{
+    pthread_condattr_t ca;
+
+    if (pthread_condattr_init(&ca))
+        return -1;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(&f->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    if (rc)
+        return -1;
+    pthread_mutex_init(&f->lock, NULL);
+    int fds[2];
+    if (pipe2(fds, O_CLOEXEC | O_NONBLOCK) < 0)
+        return -1;
+    f->pipe_rd = fds[0];
+    f->pipe_wr = fds[1];
+    return 0;
+}
+
+int gs_feed_start(struct gs_feed **out, struct gs_sampler *s, uint32_t interval_ms,
+                  struct gs_err *err)
+{
+    struct gs_feed *f = calloc(1, sizeof(*f));
+    sigset_t all, old;
+
+    if (!f)
+        return gs_err_set(err, GS_E_NOMEM, "out of memory starting the sampler thread");
+    f->sampler = s;
+    f->interval_ms = interval_ms;
+    if (feed_init_sync(f) < 0) {
+        free(f);
+        return gs_err_set(err, GS_E_INTERNAL, "cannot set up the sampler thread: %s",
+                          strerror(errno));
+    }
+    /* Signals (SIGWINCH, SIGINT...) go to the UI thread, never to this one. */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    int rc = pthread_create(&f->thread, NULL, feed_main, f);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (rc) {
+        close(f->pipe_rd);
+        close(f->pipe_wr);
+        free(f);
+        return gs_err_set(err, GS_E_INTERNAL, "cannot start the sampler thread: %s", strerror(rc));
+    }
+    *out = f;
+    return 0;
+}
+
+int gs_feed_fd(const struct gs_feed *f)
+{
+    return f->pipe_rd;
+}
+
+void gs_feed_drain(struct gs_feed *f)
+{
+    char buf[64];
+
+    while (read(f->pipe_rd, buf, sizeof(buf)) > 0) {
+    }
+}
+
+int gs_feed_take(struct gs_feed *f, struct gs_snapshot *view, int *rc, struct gs_err *err)
+{
+    int got = 0;
+
+    gs_feed_drain(f);
+    pthread_mutex_lock(&f->lock);
+    if (f->pub_seq != f->taken_seq) {
+        struct gs_snapshot tmp = *view;
+        *view = f->pub;
+        f->pub = tmp;
+        f->taken_seq = f->pub_seq;
+        *rc = f->pub_rc;
+        *err = f->pub_err;
+        got = 1;
+    }
+    pthread_mutex_unlock(&f->lock);
+    return got;
+}
+
+static void feed_poke(struct gs_feed *f, void (*set)(struct gs_feed *, uint32_t), uint32_t v)
+{
+    pthread_mutex_lock(&f->lock);
+    set(f, v);
+    pthread_cond_signal(&f->wake);
+    pthread_mutex_unlock(&f->lock);
+}
+
+static void set_interval(struct gs_feed *f, uint32_t v) { f->interval_ms = v; }
+static void set_paused(struct gs_feed *f, uint32_t v) { f->paused = v; f->kicked = !v; }
+static void set_kick(struct gs_feed *f, uint32_t v) { f->kicked = v; }
+static void set_stop(struct gs_feed *f, uint32_t v) { f->stop = v; }
+
+void gs_feed_set_interval(struct gs_feed *f, uint32_t interval_ms)
+{
+    feed_poke(f, set_interval, interval_ms);
+}
+
+void gs_feed_set_paused(struct gs_feed *f, bool paused)
+{
+    feed_poke(f, set_paused, paused);
+}
+
+void gs_feed_kick(struct gs_feed *f)
+{
+    feed_poke(f, set_kick, 1);
+}
+
+void gs_feed_stop(struct gs_feed *f)
+{
+    if (!f)
+        return;
+    feed_poke(f, set_stop, 1);
+    pthread_join(f->thread, NULL);
+    gs_sampler_close(f->sampler);
+    gs_snapshot_release(&f->work);
+    gs_snapshot_release(&f->pub);
+    close(f->pipe_rd);
+    close(f->pipe_wr);
+    pthread_cond_destroy(&f->wake);
+    pthread_mutex_destroy(&f->lock);
+    free(f);
+}

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * feed.h - the sampler thread of `gpuscope top`. It takes snapshots at the
+ * chosen interval, publishes each (a copy under a mutex) and wakes the UI
+ * through a self-pipe, so a slow NVML call never blocks key handling.
+ */
+#ifndef GS_UI_FEED_H
+#define GS_UI_FEED_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/model.h"
+#include "core/sampler.h"
+
+struct gs_feed;
+
+/* Takes ownership of an open sampler; starts the thread. 0 or negative gs_errc. */
+int gs_feed_start(struct gs_feed **out, struct gs_sampler *s, uint32_t interval_ms,
+                  struct gs_err *err);
+/* Readable when a new snapshot is published (poll() it with stdin). */
+int gs_feed_fd(const struct gs_feed *f);
+/* If a snapshot newer than view is published, move it into view (the old view
+ * becomes the thread's next publishing buffer) and return 1; else 0. *rc gets
+ * gs_sampler_snapshot's result and err its error for that snapshot. */
+int gs_feed_take(struct gs_feed *f, struct gs_snapshot *view, int *rc, struct gs_err *err);
+/* Empty the wake-up pipe without taking anything (while paused). */
+void gs_feed_drain(struct gs_feed *f);
+void gs_feed_set_interval(struct gs_feed *f, uint32_t interval_ms);
+void gs_feed_set_paused(struct gs_feed *f, bool paused);
+/* Ask for a snapshot now (e.g. after resuming). */
+void gs_feed_kick(struct gs_feed *f);
+/* Stop the thread (waits for an NVML call in flight), close the sampler. */
+void gs_feed_stop(struct gs_feed *f);
+
+#endif /* GS_UI_FEED_H */

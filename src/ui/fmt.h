@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fmt.h - pure helpers of `gpuscope top`: short number formats, the layout
+ * chosen for a terminal size and GPU count, bar fill. No curses here.
+ */
+#ifndef GS_UI_FMT_H
+#define GS_UI_FMT_H
+
+#include <stdint.h>
+
+/* "512M", "35.2G", "1.50T" (binary units), or "0". */
+const char *gs_fmt_bytes(uint64_t bytes, char *buf, unsigned len);
+/* Running time: "59s", "12:34", "3:04:05", "12d04h". */
+const char *gs_fmt_age(uint64_t s, char *buf, unsigned len);
+/* PCIe throughput from KB/s: "850K", "1.2G" (per second implied). */
+const char *gs_fmt_kbps(uint32_t kbps, char *buf, unsigned len);
+/* Cells of a bar of width w filled for pct (0..100, clamped). */
+int gs_bar_fill(int w, double pct);
+
+enum gs_layout_pref { GS_LAYOUT_AUTO, GS_LAYOUT_FULL, GS_LAYOUT_COMPACT, GS_LAYOUT_LINE,
+                      GS_LAYOUT_PREF_COUNT };
+extern const char *const gs_layout_names[GS_LAYOUT_PREF_COUNT];
+
+#define GS_CHART_RIGHT_MIN_COLS 120 /* from this width charts sit right of each GPU */
+
+struct gs_layout {
+    enum gs_layout_pref kind;   /* FULL, COMPACT or LINE (never AUTO) */
+    int gpu_h;                  /* lines per GPU block */
+    int gpus_shown;             /* GPUs that fit (the rest are summarised on one line) */
+    int chart_x, chart_w, chart_h; /* chart position inside a GPU block; chart_w 0 = none */
+    int table_y, table_h;       /* process table: header line at table_y, then table_h-1 rows */
+};
+
+/* Choose a layout for a terminal of rows x cols showing ngpus GPUs. */
+void gs_layout_pick(struct gs_layout *l, int rows, int cols, uint32_t ngpus,
+                    enum gs_layout_pref pref, int want_chart);
+
+#endif /* GS_UI_FMT_H */

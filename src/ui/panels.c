@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * panels.c - the full-screen panels of `gpuscope top`: help, per-process
+ * details (command line, environment, cgroup read from /proc on demand, GPU
+ * memory growth) and the signal dialog.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "ui/ui.h"
+
+static const char *const help_lines[] = {
+    "gpuscope top - keys",
+    "",
+    "  ?  F1  h      this help                 q  F10        quit",
+    "  Up Down PgUp PgDn Home End             select a process (mouse: click, wheel)",
+    "  Enter         process details: command line, environment, cgroup, memory growth",
+    "  k  F9         send a signal (TERM, KILL, INT; g = whole process group), asks first",
+    "  /  F3  F4     filter: text, user:NAME, gpu:N, pid:N, type:c|g|m  (Esc clears)",
+    "  t  F5         tree view by parent process",
+    "  s  F6  > <    next / previous sort column (mouse: click a column header)",
+    "  r             reverse the sort order",
+    "  +  -          refresh interval up / down (100 ms .. 10 s)",
+    "  p  Space      pause / resume",
+    "  g             chart metric: util, mem, temp, power       G  charts on / off",
+    "  l  F2         layout: auto, full, compact, one line per GPU",
+    "  c             colour theme: dark, light, mono            a  ASCII / Unicode",
+    "  Ctrl-L        redraw the screen",
+    "",
+    "Settings are saved on exit to $XDG_CONFIG_HOME/gpuscope/top.conf.",
+    "NO_COLOR or --mono gives a monochrome screen; --ascii avoids Unicode glyphs.",
+    "",
+    "Press any key to return.",
+};
+
+void gs_draw_help(struct gs_ui *ui)
+{
+    erase();
+    for (size_t i = 0; i < sizeof(help_lines) / sizeof(help_lines[0]) && (int)i < LINES; i++)
+        gs_put(ui, (int)i, 1, COLS - 1, i == 0 ? GS_R_TITLE : GS_R_NORMAL, help_lines[i]);
+}
+
+/* ---- detail view --------------------------------------------------------------------- */
+
+static const char *proc_root(void)
+{
+    const char *r = getenv("GPUSCOPE_PROC_ROOT");
+    return r && *r ? r : "/proc";
+}
+
+/* Read /proc/PID/name into buf (NUL-terminated); returns bytes read or -1. */
+static ssize_t read_proc(uint32_t pid, const char *name, char *buf, size_t len)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/%u/%s", proc_root(), pid, name);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    size_t used = 0;
+    ssize_t n;
+    while (used < len - 1 && (n = read(fd, buf + used, len - 1 - used)) > 0)
+        used += (size_t)n;
+    close(fd);
+    buf[used] = '\0';
+    return (ssize_t)used;
+}
+
+static bool env_interesting(const char *v)
+{
+    static const char *const pre[] = { "CUDA_", "NVIDIA_", "NCCL_", "GPU_", "ROCR_", "HIP_",
+                                       "OMP_", "SLURM_", "KUBERNETES_", "PYTORCH_", "TF_" };
+    for (size_t i = 0; i < sizeof(pre) / sizeof(pre[0]); i++)
+        if (!strncmp(v, pre[i], strlen(pre[i])))
+            return true;
+    return false;
+}
+
+/* environ (NUL-separated) -> lines, interesting variables first. */
+static void detail_env(struct gs_detail *d, const char *raw, size_t n)
+{
+    size_t used = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (size_t i = 0; i < n; i += strlen(raw + i) + 1) {
+            const char *v = raw + i;
+            if (!*v || env_interesting(v) != (pass == 0))
+                continue;
+            int k = snprintf(d->env + used, sizeof(d->env) - used, "%s\n", v);
+            if (k < 0 || (size_t)k >= sizeof(d->env) - used)
+                return;
+            used += (size_t)k;
+        }
+}
+
+void gs_detail_open(struct gs_ui *ui)
+{
+    const struct gs_row *row = gs_ui_selected(ui);
+    struct gs_detail *d = &ui->det;
+    static char raw[65536];
+
+    if (!row)
+        return;
+    memset(d, 0, sizeof(*d));
+    d->pid = row->p->pid;
+    d->gpu = row->gpu;
+    ssize_t n = read_proc(d->pid, "cmdline", d->cmdline, sizeof(d->cmdline));
+    for (ssize_t i = 0; i + 1 < n; i++)
+        if (!d->cmdline[i])
+            d->cmdline[i] = ' ';
+    if (n < 0)
+        snprintf(d->cmdline, sizeof(d->cmdline), "%s  (from the snapshot: /proc unreadable)",
+                 row->p->cmdline);
+    n = read_proc(d->pid, "environ", raw, sizeof(raw));
+    if (n < 0)
+        snprintf(d->env, sizeof(d->env), "(cannot read %s/%u/environ: %s)\n", proc_root(), d->pid,
+                 strerror(errno));
+    else
+        detail_env(d, raw, (size_t)n);
+    if (read_proc(d->pid, "cgroup", d->cgroup, sizeof(d->cgroup)) < 0)
+        snprintf(d->cgroup, sizeof(d->cgroup), "(unreadable)");
+    ui->mode = GS_MODE_DETAIL;
+}
+
+static int put_wrapped(struct gs_ui *ui, int y, int indent, const char *s, int max_y)
+{
+    int w = COLS - indent - 1;
+    while (*s && y < max_y && w > 0) {
+        size_t nl = strcspn(s, "\n");
+        size_t take = nl < (size_t)w ? nl : (size_t)w;
+        char line[1024];
+        snprintf(line, sizeof(line), "%.*s", (int)take, s);
+        gs_put(ui, y++, indent, w, GS_R_NORMAL, line);
+        s += take;
+        if (*s == '\n')
+            s++;
+    }
+    return y;
+}
+
+static void detail_growth(struct gs_ui *ui, int y)
+{
+    struct gs_detail *d = &ui->det;
+    uint32_t mib[GS_PMEM_SLOTS];
+    char b[200];
+    uint32_t n = gs_pmem_series(&ui->pmem, d->pid, d->gpu, mib);
+
+    if (n < 2) {
+        gs_put(ui, y, 0, COLS, GS_R_LABEL, "GPU memory growth: collecting (one point every 5 s)");
+        return;
+    }
+    long delta = (long)mib[n - 1] - (long)mib[0];
+    unsigned span = (n - 1) * GS_PMEM_STEP_S;
+    snprintf(b, sizeof(b), "GPU memory, last %um%02us: %u MiB -> %u MiB (%+ld MiB, %+.1f MiB/s)",
+             span / 60, span % 60, mib[0], mib[n - 1], delta, (double)delta / span);
+    gs_put(ui, y, 0, COLS, GS_R_LABEL, b);
+    uint32_t top = 1;
+    for (uint32_t i = 0; i < n; i++)
+        top = mib[i] > top ? mib[i] : top;
+    uint8_t vals[GS_PMEM_SLOTS];
+    for (uint32_t i = 0; i < n; i++)
+        vals[i] = (uint8_t)(mib[i] * 100ull / top);
+    char cells[GS_PMEM_SLOTS][GS_CELL_BYTES];
+    struct gs_grid g = { (int)n, 1, cells };
+    gs_chart_render(vals, (int)n, ui->glyphs == GS_GLYPH_ASCII ? GS_GLYPH_ASCII : GS_GLYPH_BLOCK, &g);
+    for (int x = 0; x < g.w; x++)
+        gs_put(ui, y + 1, 2 + x, 1, GS_R_CHART, cells[x]);
+}
+
+void gs_draw_detail(struct gs_ui *ui)
+{
+    struct gs_detail *d = &ui->det;
+    long k = gs_rows_find(&ui->rows, d->pid, d->gpu);
+    char b[300], t1[16], t2[16], t3[16];
+    int y = 0;
+
+    erase();
+    snprintf(b, sizeof(b), "Process %u on GPU %u%s   (Esc/Enter: back, k: signal)", d->pid,
+             d->gpu < ui->view.ngpus ? ui->view.gpus[d->gpu].st.index : d->gpu,
+             k < 0 ? "  [no longer on the GPU]" : "");
+    gs_put(ui, y++, 0, COLS, GS_R_TITLE, b);
+    if (k >= 0) {
+        const struct gs_proc *p = ui->rows.v[k].p;
+        snprintf(b, sizeof(b), "user %s  GPU memory %s  SM %u%%  CPU %.1f%%  host memory %s  running %s  parent %u  group %u",
+                 p->user, gs_fmt_bytes(p->gpu_mem_bytes, t1, sizeof(t1)), p->sm_util_pct, p->cpu_pct,
+                 gs_fmt_bytes(p->rss_bytes, t2, sizeof(t2)), gs_fmt_age(p->age_s, t3, sizeof(t3)),
+                 p->ppid, p->pgid);
+        y = put_wrapped(ui, y, 0, b, LINES);
+        if (p->container_id[0] || p->pod_uid[0]) {
+            snprintf(b, sizeof(b), "container %s %.12s  pod %s", p->container_runtime,
+                     p->container_id, p->pod_uid[0] ? p->pod_uid : "-");
+            gs_put(ui, y++, 0, COLS, GS_R_NORMAL, b);
+        }
+    }
+    detail_growth(ui, y++);
+    y += 2;
+    gs_put(ui, y++, 0, COLS, GS_R_LABEL, "Command line:");
+    y = put_wrapped(ui, y, 2, d->cmdline, LINES - 4);
+    gs_put(ui, y++, 0, COLS, GS_R_LABEL, "Cgroup:");
+    y = put_wrapped(ui, y, 2, d->cgroup, LINES - 3);
+    gs_put(ui, y++, 0, COLS, GS_R_LABEL, "Environment (CUDA_*, NVIDIA_*, NCCL_* first; Up/Down scrolls):");
+    const char *e = d->env;
+    for (int skip = 0; skip < d->scroll && *e; skip++)
+        e += strcspn(e, "\n") + (e[strcspn(e, "\n")] == '\n');
+    put_wrapped(ui, y, 2, e, LINES);
+}
+
+/* ---- signals ---------------------------------------------------------------------------- */
+
+static const struct {
+    int sig;
+    const char *name;
+} sigs[] = { { SIGTERM, "SIGTERM" }, { SIGKILL, "SIGKILL" }, { SIGINT, "SIGINT" } };
+
+void gs_draw_signal(struct gs_ui *ui)
+{
+    int w = COLS < 76 ? COLS : 76, h = 7;
+    int y0 = (LINES - h) / 2, x0 = (COLS - w) / 2;
+    char b[200];
+
+    for (int y = 0; y < h; y++) {
+        attrset(ui->attr[GS_R_SELECT]);
+        mvhline(y0 + y, x0, ' ', w);
+    }
+    snprintf(b, sizeof(b), " Send a signal to %s %u (%.16s)", ui->sig_group ? "process group" : "PID",
+             ui->sig_group ? ui->sig_pgid : ui->sig_pid, ui->sig_comm);
+    gs_put(ui, y0 + 1, x0, w, GS_R_SELECT, b);
+    for (int i = 0; i < 3; i++) {
+        snprintf(b, sizeof(b), "%s[%c] %s", i == ui->sig_choice ? ">" : " ", "tki"[i], sigs[i].name);
+        gs_put(ui, y0 + 3, x0 + 2 + i * 16, 15, i == ui->sig_choice ? GS_R_SORTED : GS_R_SELECT, b);
+    }
+    snprintf(b, sizeof(b), " [g] whole process group: %s", ui->sig_group ? "yes" : "no");
+    gs_put(ui, y0 + 4, x0, w, GS_R_SELECT, b);
+    snprintf(b, sizeof(b), " Send %s? y/Enter = send, n/Esc = cancel", sigs[ui->sig_choice].name);
+    gs_put(ui, y0 + 5, x0, w, GS_R_SELECT, b);
+}
+
+int gs_signal_send(struct gs_ui *ui)
+{
+    uint32_t id = ui->sig_group ? ui->sig_pgid : ui->sig_pid;
+    const char *what = ui->sig_group ? "process group" : "PID";
+    const char *name = sigs[ui->sig_choice].name;
+
+    if (id <= 1) {
+        gs_ui_message(ui, "refusing to signal %s %u", what, id);
+        return -1;
+    }
+    pid_t target = ui->sig_group ? -(pid_t)id : (pid_t)id;
+    if (kill(target, sigs[ui->sig_choice].sig) < 0) {
+        gs_ui_message(ui, "%s to %s %u failed: %s", name, what, id, strerror(errno));
+        return -1;
+    }
+    gs_ui_message(ui, "sent %s to %s %u", name, what, id);
+    return 0;
+}

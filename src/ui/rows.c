@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * rows.c - the process table's rows: build from a snapshot, filter, sort,
+ * arrange as a tree. No curses here (see table.c for the drawing).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "core/err.h"
+#include "ui/rows.h"
+
+const struct gs_coldef gs_cols[GS_COL_COUNT] = {
+    [GS_COL_PID] = { "PID", "pid", 7, 0, true, false },
+    [GS_COL_USER] = { "USER", "user", 9, 0, false, false },
+    [GS_COL_GPU] = { "GPU", "gpu", 3, 0, true, false },
+    [GS_COL_TYPE] = { "T", "type", 1, 0, false, false },
+    [GS_COL_GMEM] = { "GPU-MEM", "gpumem", 8, 0, true, true },
+    [GS_COL_SM] = { "SM%", "sm", 4, 0, true, true },
+    [GS_COL_MBW] = { "MBW%", "mbw", 4, 110, true, true },
+    [GS_COL_ENC] = { "ENC", "enc", 3, 130, true, true },
+    [GS_COL_DEC] = { "DEC", "dec", 3, 130, true, true },
+    [GS_COL_CPU] = { "CPU%", "cpu", 5, 0, true, true },
+    [GS_COL_HMEM] = { "HOST-MEM", "hostmem", 8, 100, true, true },
+    [GS_COL_TIME] = { "TIME", "time", 8, 90, true, true },
+    [GS_COL_CONT] = { "CONTAINER", "container", 12, 150, false, false },
+    [GS_COL_CMD] = { "COMMAND", "command", 0, 0, false, false },
+};
+
+int gs_col_by_key(const char *key)
+{
+    for (int c = 0; c < GS_COL_COUNT; c++)
+        if (!strcmp(gs_cols[c].key, key))
+            return c;
+    return -1;
+}
+
+void gs_rows_release(struct gs_rows *r)
+{
+    free(r->v);
+    memset(r, 0, sizeof(*r));
+}
+
+static int rows_reserve(struct gs_rows *r, size_t n)
+{
+    if (n <= r->cap)
+        return 0;
+    size_t cap = r->cap ? r->cap : 64;
+    while (cap < n)
+        cap *= 2;
+    struct gs_row *v = realloc(r->v, cap * sizeof(*v));
+    if (!v)
+        return -GS_E_NOMEM;
+    r->v = v;
+    r->cap = cap;
+    return 0;
+}
+
+int gs_rows_build(struct gs_rows *r, const struct gs_snapshot *snap, const char *filter)
+{
+    size_t total = 0;
+
+    for (uint32_t g = 0; g < snap->ngpus; g++)
+        total += snap->gpus[g].nprocs;
+    if (rows_reserve(r, total) < 0)
+        return -GS_E_NOMEM;
+    r->n = 0;
+    for (uint32_t g = 0; g < snap->ngpus; g++) {
+        const struct gs_gpu *gpu = &snap->gpus[g];
+        for (uint32_t i = 0; i < gpu->nprocs; i++) {
+            if (filter && *filter && !gs_row_match(&gpu->procs[i], g, filter))
+                continue;
+            r->v[r->n++] = (struct gs_row){ .p = &gpu->procs[i], .gpu = g };
+        }
+    }
+    return 0;
+}
+
+/* ---- filtering ---------------------------------------------------------------------- */
+
+static bool has_text(const char *hay, const char *needle, size_t nlen)
+{
+    for (; *hay; hay++)
+        if (!strncasecmp(hay, needle, nlen))
+            return true;
+    return false;
+}
+
+static char type_letter(uint32_t type)
+{
+    if (type & GS_PROC_MPS)
+        return 'm';
+    if (type & GS_PROC_GRAPHICS)
+        return (type & GS_PROC_COMPUTE) ? 'x' : 'g';
+    return 'c';
+}
+
+static bool term_match(const struct gs_proc *p, uint32_t gpu, const char *t, size_t len)
+{
+    char num[24];
+
+    if (len > 5 && !strncasecmp(t, "user:", 5))
+        return len - 5 == strlen(p->user) && !strncasecmp(p->user, t + 5, len - 5);
+    if (len > 4 && !strncasecmp(t, "gpu:", 4))
+        return strtoul(t + 4, NULL, 10) == gpu;
+    if (len > 4 && !strncasecmp(t, "pid:", 4))
+        return strtoul(t + 4, NULL, 10) == p->pid;
+    if (len == 6 && !strncasecmp(t, "type:", 5)) {
+        char want = (char)tolower((unsigned char)t[5]);
+        char have = type_letter(p->type);
+        return have == want || (have == 'x' && (want == 'c' || want == 'g'));
+    }
+    snprintf(num, sizeof(num), "%u", p->pid);
+    return has_text(num, t, len) || has_text(p->user, t, len) || has_text(p->comm, t, len) ||
+           has_text(p->cmdline, t, len) || has_text(p->container_id, t, len) ||
+           has_text(p->pod_uid, t, len);
+}
+
+bool gs_row_match(const struct gs_proc *p, uint32_t gpu_index, const char *filter)
+{
+    const char *s = filter;
+
+    while (*s) {
+        while (*s == ' ')
+            s++;
+        size_t len = strcspn(s, " ");
+        if (len && !term_match(p, gpu_index, s, len))
+            return false;
+        s += len;
+    }
+    return true;
+}
+
+/* ---- sorting ------------------------------------------------------------------------- */
+
+static int cmp_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? -1 : a > b;
+}
+
+/* Missing values sort after present ones whatever the direction (handled by caller). */
+static bool col_present(const struct gs_proc *p, enum gs_col col)
+{
+    static const int need[GS_COL_COUNT] = {
+        [GS_COL_PID] = -1,          [GS_COL_USER] = GS_P_USER,    [GS_COL_GPU] = -1,
+        [GS_COL_TYPE] = -1,         [GS_COL_GMEM] = GS_P_GPU_MEM, [GS_COL_SM] = GS_P_SM_UTIL,
+        [GS_COL_MBW] = GS_P_MEM_UTIL, [GS_COL_ENC] = GS_P_ENC_UTIL, [GS_COL_DEC] = GS_P_DEC_UTIL,
+        [GS_COL_CPU] = GS_P_CPU,    [GS_COL_HMEM] = GS_P_RSS,     [GS_COL_TIME] = GS_P_START,
+        [GS_COL_CONT] = -1,         [GS_COL_CMD] = GS_P_COMM,
+    };
+    return need[col] < 0 || gs_proc_has(p, (enum gs_pfield)need[col]);
+}
+
+static int cmp_value(const struct gs_row *a, const struct gs_row *b, enum gs_col col)
+{
+    const struct gs_proc *x = a->p, *y = b->p;
+
+    switch (col) {
+    case GS_COL_PID: return cmp_u64(x->pid, y->pid);
+    case GS_COL_USER: return strcmp(x->user, y->user);
+    case GS_COL_GPU: return cmp_u64(a->gpu, b->gpu);
+    case GS_COL_TYPE: return cmp_u64(x->type, y->type);
+    case GS_COL_GMEM: return cmp_u64(x->gpu_mem_bytes, y->gpu_mem_bytes);
+    case GS_COL_SM: return cmp_u64(x->sm_util_pct, y->sm_util_pct);
+    case GS_COL_MBW: return cmp_u64(x->mem_util_pct, y->mem_util_pct);
+    case GS_COL_ENC: return cmp_u64(x->enc_util_pct, y->enc_util_pct);
+    case GS_COL_DEC: return cmp_u64(x->dec_util_pct, y->dec_util_pct);
+    case GS_COL_CPU: return x->cpu_pct < y->cpu_pct ? -1 : x->cpu_pct > y->cpu_pct;
+    case GS_COL_HMEM: return cmp_u64(x->rss_bytes, y->rss_bytes);
+    case GS_COL_TIME: return cmp_u64(x->age_s, y->age_s);
+    case GS_COL_CONT: return strcmp(x->container_id, y->container_id);
+    case GS_COL_CMD: return strcmp(x->cmdline[0] ? x->cmdline : x->comm,
+                                   y->cmdline[0] ? y->cmdline : y->comm);
+    default: return 0;
+    }
+}
+
+int gs_row_cmp(const struct gs_row *a, const struct gs_row *b, enum gs_col col)
+{
+    bool ha = col_present(a->p, col), hb = col_present(b->p, col);
+
+    if (ha != hb)
+        return ha ? -1 : 1;
+    return ha ? cmp_value(a, b, col) : 0;
+}
+
+struct sort_key {
+    enum gs_col col;
+    bool desc;
+};
+
+static int row_qsort_cmp(const void *va, const void *vb, void *arg)
+{
+    const struct gs_row *a = va, *b = vb;
+    const struct sort_key *k = arg;
+    bool ha = col_present(a->p, k->col), hb = col_present(b->p, k->col);
+    int c;
+
+    if (ha != hb)
+        return ha ? -1 : 1; /* missing values last in both directions */
+    c = ha ? cmp_value(a, b, k->col) : 0;
+    if (k->desc)
+        c = -c;
+    if (!c)
+        c = cmp_u64(a->p->pid, b->p->pid);
+    if (!c)
+        c = cmp_u64(a->gpu, b->gpu);
+    return c;
+}
+
+void gs_rows_sort(struct gs_rows *r, enum gs_col col, bool desc)
+{
+    struct sort_key k = { col, desc };
+
+    if (r->n > 1)
+        qsort_r(r->v, r->n, sizeof(r->v[0]), row_qsort_cmp, &k);
+}
+
+long gs_rows_find(const struct gs_rows *r, uint32_t pid, uint32_t gpu)
+{
+    for (size_t i = 0; i < r->n; i++)
+        if (r->v[i].p->pid == pid && r->v[i].gpu == gpu)
+            return (long)i;
+    return -1;
+}
+
+/* ---- tree view ----------------------------------------------------------------------- */
+
+struct pid_idx {
+    uint32_t pid;
+    uint32_t idx;
+};
+
+static int pid_idx_cmp(const void *a, const void *b)
+{
+    const struct pid_idx *x = a, *y = b;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+struct tree_ctx {
+    const struct gs_row *in;
+    struct gs_row *out;
+    size_t nout;
+    long *first_child, *next_sibling;
+    bool *done;
+};
+
+static void tree_emit(struct tree_ctx *t, size_t i, uint16_t depth, bool last)
+{
+    if (t->done[i])
+        return;
+    t->done[i] = true;
+    t->out[t->nout] = t->in[i];
+    t->out[t->nout].depth = depth;
+    t->out[t->nout].last_child = last;
+    t->nout++;
+    for (long c = t->first_child[i]; c >= 0; c = t->next_sibling[c])
+        tree_emit(t, (size_t)c, (uint16_t)(depth < 32 ? depth + 1 : depth), t->next_sibling[c] < 0);
+}
+
+/* parent[i] = row index of the first row whose PID is row i's parent, or -1. */
+static void tree_parents(const struct gs_rows *r, struct pid_idx *map, long *parent)
+{
+    for (size_t i = 0; i < r->n; i++)
+        map[i] = (struct pid_idx){ r->v[i].p->pid, (uint32_t)i };
+    qsort(map, r->n, sizeof(*map), pid_idx_cmp);
+    for (size_t i = 0; i < r->n; i++) {
+        const struct gs_proc *p = r->v[i].p;
+        parent[i] = -1;
+        if (!gs_proc_has(p, GS_P_PARENT) || p->ppid == p->pid)
+            continue;
+        size_t lo = 0, hi = r->n;
+        while (lo < hi) { /* lower bound of ppid: the first row of that PID */
+            size_t mid = (lo + hi) / 2;
+            if (map[mid].pid < p->ppid)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo < r->n && map[lo].pid == p->ppid)
+            parent[i] = map[lo].idx;
+    }
+}
+
+int gs_rows_tree(struct gs_rows *r)
+{
+    size_t n = r->n;
+    if (n < 2)
+        return 0;
+    struct pid_idx *map = malloc(n * sizeof(*map));
+    long *links = malloc(3 * n * sizeof(*links));
+    bool *done = calloc(n, sizeof(*done));
+    struct gs_row *out = malloc(n * sizeof(*out));
+    int rc = -GS_E_NOMEM;
+    if (!map || !links || !done || !out)
+        goto free_all;
+    long *parent = links, *first = links + n, *next = links + 2 * n;
+    tree_parents(r, map, parent);
+    for (size_t i = 0; i < n; i++)
+        first[i] = next[i] = -1;
+    for (size_t j = n; j-- > 0;) { /* prepend in reverse: children keep sort order */
+        if (parent[j] < 0)
+            continue;
+        next[j] = first[parent[j]];
+        first[parent[j]] = (long)j;
+    }
+    struct tree_ctx t = { r->v, out, 0, first, next, done };
+    for (size_t i = 0; i < n; i++)
+        if (parent[i] < 0)
+            tree_emit(&t, i, 0, false);
+    for (size_t i = 0; i < n; i++) /* cycles: whatever is left becomes a root */
+        tree_emit(&t, i, 0, false);
+    memcpy(r->v, out, n * sizeof(*out));
+    rc = 0;
+free_all:
+    free(map);
+    free(links);
+    free(done);
+    free(out);
+    return rc;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * ui.h - state shared by the curses files of `gpuscope top` (top.c: loop and
+ * keys; meter.c: GPU panel and charts; table.c: process table; panels.c:
+ * help, detail and signal dialog; theme.c: colours). Data comes from the feed
+ * (sampler thread); these files only draw it and handle keys.
+ */
+#ifndef GS_UI_UI_H
+#define GS_UI_UI_H
+
+#include <curses.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/model.h"
+#include "ui/chart.h"
+#include "ui/conf.h"
+#include "ui/feed.h"
+#include "ui/fmt.h"
+#include "ui/hist.h"
+#include "ui/rows.h"
+#include "ui/top.h"
+
+enum gs_mode { GS_MODE_MAIN, GS_MODE_HELP, GS_MODE_DETAIL, GS_MODE_SIGNAL, GS_MODE_FILTER };
+
+/* What a piece of screen is; theme.c maps roles to curses attributes. */
+enum gs_role {
+    GS_R_NORMAL, GS_R_TITLE, GS_R_LABEL, GS_R_OK, GS_R_WARN, GS_R_BAD, GS_R_DIM,
+    GS_R_HEADER, GS_R_SORTED, GS_R_SELECT, GS_R_SIM, GS_R_CHART, GS_R_COUNT
+};
+
+struct gs_detail {
+    uint32_t pid, gpu;
+    char cmdline[4096];         /* full, NULs turned into spaces */
+    char env[8192];             /* interesting variables first, one per line */
+    char cgroup[1024];
+    int scroll;
+};
+
+struct gs_ui {
+    struct gs_top_opts opts;
+    struct gs_top_conf conf;
+    char conf_path[512];
+    struct gs_feed *feed;
+    struct gs_snapshot view;
+    int snap_rc;
+    struct gs_err snap_err;
+    bool have_snap;
+    struct gs_sample *last_good; /* per GPU: the latest sample taken while it was OK */
+    uint32_t nlast;
+    struct gs_hist hist;
+    struct gs_pmem pmem;
+    struct gs_rows rows;
+    struct gs_layout lay;
+    struct gs_grid grid;        /* chart scratch */
+    long sel, top;              /* selected row, first row shown */
+    uint32_t sel_pid, sel_gpu;
+    char filter[64];
+    enum gs_mode mode;
+    int sig_choice;             /* 0 TERM, 1 KILL, 2 INT */
+    bool sig_group;
+    uint32_t sig_pid, sig_pgid;   /* target fixed when the dialog opens */
+    char sig_comm[17];
+    char msg[200];
+    uint64_t msg_until_ns;
+    int col_x[GS_COL_COUNT], col_w[GS_COL_COUNT]; /* header cells (mouse), w 0 = hidden */
+    chtype attr[GS_R_COUNT];
+    bool utf8, color_ok, force_mono;
+    enum gs_glyphs glyphs;
+    bool quit, paused;
+    struct gs_detail det;
+};
+
+/* theme.c */
+void gs_theme_apply(struct gs_ui *ui);
+/* meter.c */
+void gs_draw_title(struct gs_ui *ui);
+void gs_draw_gpus(struct gs_ui *ui);
+/* table.c */
+void gs_draw_table(struct gs_ui *ui);
+void gs_draw_footer(struct gs_ui *ui);
+void gs_table_click(struct gs_ui *ui, int y, int x);
+/* panels.c */
+void gs_draw_help(struct gs_ui *ui);
+void gs_detail_open(struct gs_ui *ui);
+void gs_draw_detail(struct gs_ui *ui);
+void gs_draw_signal(struct gs_ui *ui);
+int gs_signal_send(struct gs_ui *ui);
+/* top.c */
+void gs_ui_message(struct gs_ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void gs_ui_rebuild_rows(struct gs_ui *ui);
+const struct gs_row *gs_ui_selected(const struct gs_ui *ui);
+
+/* Put at most w cells of s at (y, x) with a role; returns the cells used. */
+int gs_put(struct gs_ui *ui, int y, int x, int w, enum gs_role r, const char *s);
+
+#endif /* GS_UI_UI_H */

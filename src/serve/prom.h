@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prom.h - renders a gs_snapshot as Prometheus text exposition 0.0.4 or
+ * OpenMetrics 1.0.0: dcgm-exporter-compatible DCGM_FI_* families plus
+ * gpuscope's own gpuscope_* families (docs/SERVE.md lists every one).
+ *
+ * A renderer (struct gs_prom) is created once and reused tick after tick by
+ * one thread (the exporter's sampler thread): it keeps scratch label strings
+ * so a steady-state rendering does not allocate. Nothing here does I/O except
+ * the optional pod lookup (serve/podmap.h), which reads a directory listing at
+ * most every few seconds.
+ */
+#ifndef GS_SERVE_PROM_H
+#define GS_SERVE_PROM_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "core/model.h"
+#include "serve/pbuf.h"
+
+struct gs_podmap;
+
+enum gs_prom_format {
+    GS_PROM_TEXT = 0,        /* text/plain; version=0.0.4 */
+    GS_PROM_OPENMETRICS = 1, /* application/openmetrics-text; version=1.0.0 */
+};
+
+#define GS_PROM_CT_TEXT "text/plain; version=0.0.4; charset=utf-8"
+#define GS_PROM_CT_OPENMETRICS "application/openmetrics-text; version=1.0.0; charset=utf-8"
+#define GS_PROM_EOF "# EOF\n"
+
+struct gs_prom_opts {
+    const char *hostname_label;  /* "Hostname" (dcgm-exporter <= 4.8.2), "hostname" (>= 4.8.3), NULL: none */
+    const char *hostname;        /* its value (NODE_NAME or the host name); borrowed */
+    bool process_cmdline;        /* add the full command line as label `cmdline` (may hold secrets) */
+    struct gs_podmap *podmap;    /* pod UID -> namespace/name, container id -> name; NULL: none */
+};
+
+/* The exporter's own facts, rendered after the snapshot's families. */
+struct gs_prom_self {
+    double sample_duration_s;     /* how long the latest tick took */
+    uint64_t samples_total;       /* ticks taken since start */
+    uint64_t sample_errors_total; /* ticks where the sampler reported an error (GPU lost, NVML failing) */
+    bool backend_up;              /* the latest tick read at least one GPU */
+    double last_sample_unix_s;    /* wall-clock time of the latest tick that read a GPU, 0: never */
+};
+
+struct gs_prom;
+
+/* opts is copied (its strings are borrowed and must outlive the renderer). NULL on OOM. */
+struct gs_prom *gs_prom_new(const struct gs_prom_opts *opts);
+void gs_prom_free(struct gs_prom *r);
+
+/* Render snap + self into out (appended). OpenMetrics output does NOT end with
+ * "# EOF": the server appends the per-scrape age family and then GS_PROM_EOF.
+ * Returns 0, or -GS_E_NOMEM when out ran out of memory. */
+int gs_prom_render(struct gs_prom *r, struct gs_pbuf *out, const struct gs_snapshot *snap,
+                   const struct gs_prom_self *self, enum gs_prom_format fmt);
+
+/* The per-scrape family gpuscope_exporter_last_sample_age_seconds, written into
+ * dst (NUL-terminated); returns its length (0 if cap is too small). */
+int gs_prom_format_age(char *dst, unsigned cap, double age_s, enum gs_prom_format fmt);
+
+/* Append s as the inside of a quoted label value: \ -> \\, " -> \", newline ->
+ * \n, and every byte that is not part of valid UTF-8 -> U+FFFD (Prometheus
+ * rejects label values that are not UTF-8). */
+void gs_prom_escape_label(struct gs_pbuf *b, const char *s);
+/* Append s as HELP text: \ -> \\, newline -> \n, and in OpenMetrics " -> \". */
+void gs_prom_escape_help(struct gs_pbuf *b, const char *s, enum gs_prom_format fmt);
+/* Append v the way Prometheus reads it back exactly: shortest %.{15,16,17}g
+ * that round-trips; NaN and +Inf/-Inf spelled as the formats require. */
+void gs_prom_add_double(struct gs_pbuf *b, double v);
+/* True when Accept asks for OpenMetrics (application/openmetrics-text, q > 0). */
+bool gs_prom_wants_openmetrics(const char *accept);
+
+#endif /* GS_SERVE_PROM_H */

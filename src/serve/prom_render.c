@@ -1,0 +1,789 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * prom_render.c - the metric families: tables of DCGM-compatible and
+ * gpuscope_* families read straight from gs_sample / gs_static fields, and
+ * the few families that need code (throttle reasons, fans, processes, info,
+ * exporter health). Contents:
+ *   1. family descriptors and tables
+ *   2. family headers and sample lines (text 0.0.4 vs OpenMetrics)
+ *   3. label sets (per GPU, per process, pod labels)
+ *   4. families driven by tables, then the hand-written ones
+ *   5. gs_prom_render()
+ */
+#include "serve/prom.h"
+
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/err.h"
+#include "serve/podmap.h"
+#include "version.h"
+
+/* ---- 1. descriptors ---------------------------------------------------------------- */
+
+enum prom_type { PT_GAUGE, PT_COUNTER, PT_INFO };
+enum prom_num { PN_U32, PN_I32, PN_U64 };
+enum prom_fmt {
+    PF_INT, /* integer (truncated), as DCGM prints integer fields */
+    PF_F6,  /* %f, as dcgm-exporter prints double fields */
+    PF_G,   /* shortest exact double */
+};
+
+struct prom_fam {
+    const char *name;  /* sample name in text format (gpuscope counters end in _total) */
+    const char *help;
+    uint8_t type;      /* enum prom_type */
+    bool dcgm;         /* DCGM label set; in OpenMetrics a DCGM counter is typed unknown */
+    const char *unit;  /* OpenMetrics UNIT (suffix of the family name) or NULL */
+};
+
+struct prom_desc {
+    struct prom_fam fam;
+    uint8_t field;     /* GS_F_x (sample tables) or GS_S_x (static tables) */
+    uint16_t off;      /* offset of the raw value in gs_sample / gs_static */
+    uint8_t num;       /* enum prom_num: type of the raw value */
+    double scale;      /* exported value = raw * scale */
+    uint8_t fmt;       /* enum prom_fmt */
+};
+
+#define SOFF(f) ((uint16_t)offsetof(struct gs_sample, f))
+#define TOFF(f) ((uint16_t)offsetof(struct gs_static, f))
+#define MIB (1.0 / 1048576.0)
+
+/* dcgm-exporter's default counters (etc/default-counters.csv, <= 4.8.x), HELP verbatim,
+ * then opt-in rows it ships commented out that the sampler reads anyway. */
+static const struct prom_desc dcgm_sample[] = {
+    { { "DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", PT_GAUGE, true, NULL },
+      GS_F_CLOCK_SM, SOFF(clock_sm_mhz), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", PT_GAUGE, true, NULL },
+      GS_F_CLOCK_MEM, SOFF(clock_mem_mhz), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_MEMORY_TEMP", "Memory temperature (in C).", PT_GAUGE, true, NULL },
+      GS_F_TEMP_MEM, SOFF(temp_mem_c), PN_I32, 1, PF_INT },
+    { { "DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", PT_GAUGE, true, NULL },
+      GS_F_TEMP_GPU, SOFF(temp_gpu_c), PN_I32, 1, PF_INT },
+    { { "DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", PT_GAUGE, true, NULL },
+      GS_F_POWER, SOFF(power_mw), PN_U32, 0.001, PF_F6 },
+    { { "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "Total energy consumption since boot (in mJ).",
+        PT_COUNTER, true, NULL },
+      GS_F_ENERGY, SOFF(energy_mj), PN_U64, 1, PF_INT },
+    { { "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "Total number of PCIe retries.", PT_COUNTER, true, NULL },
+      GS_F_PCIE_REPLAY, SOFF(pcie_replay_count), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", PT_GAUGE, true, NULL },
+      GS_F_GPU_UTIL, SOFF(gpu_util_pct), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", PT_GAUGE, true, NULL },
+      GS_F_MEM_UTIL, SOFF(mem_util_pct), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_ENC_UTIL", "Encoder utilization (in %).", PT_GAUGE, true, NULL },
+      GS_F_ENC_UTIL, SOFF(enc_util_pct), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_DEC_UTIL", "Decoder utilization (in %).", PT_GAUGE, true, NULL },
+      GS_F_DEC_UTIL, SOFF(dec_util_pct), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", PT_GAUGE, true, NULL },
+      GS_F_MEM_FREE, SOFF(mem_free_bytes), PN_U64, MIB, PF_INT },
+    { { "DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", PT_GAUGE, true, NULL },
+      GS_F_MEM_USED, SOFF(mem_used_bytes), PN_U64, MIB, PF_INT },
+    { { "DCGM_FI_DEV_FB_RESERVED", "Framebuffer memory reserved (in MiB).", PT_GAUGE, true, NULL },
+      GS_F_MEM_RESERVED, SOFF(mem_reserved_bytes), PN_U64, MIB, PF_INT },
+    { { "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "Number of remapped rows for uncorrectable errors",
+        PT_COUNTER, true, NULL },
+      GS_F_REMAP_UNCORR, SOFF(remap_uncorr_rows), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "Number of remapped rows for correctable errors",
+        PT_COUNTER, true, NULL },
+      GS_F_REMAP_CORR, SOFF(remap_corr_rows), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_ROW_REMAP_FAILURE", "Whether remapping of rows has failed", PT_GAUGE, true, NULL },
+      GS_F_REMAP_FAILED, SOFF(remap_failed), PN_U32, 1, PF_INT },
+    /* opt-in rows in dcgm-exporter; on here because the sampler reads them anyway */
+    { { "DCGM_FI_DEV_ROW_REMAP_PENDING", "Whether remapping of rows is pending", PT_GAUGE, true, NULL },
+      GS_F_REMAP_PENDING, SOFF(remap_pending), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "Total number of single-bit volatile ECC errors.",
+        PT_COUNTER, true, NULL },
+      GS_F_ECC_VOL_CORR, SOFF(ecc_vol_corrected), PN_U64, 1, PF_INT },
+    { { "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "Total number of double-bit volatile ECC errors.",
+        PT_COUNTER, true, NULL },
+      GS_F_ECC_VOL_UNCORR, SOFF(ecc_vol_uncorrected), PN_U64, 1, PF_INT },
+    { { "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "Total number of single-bit persistent ECC errors.",
+        PT_COUNTER, true, NULL },
+      GS_F_ECC_AGG_CORR, SOFF(ecc_agg_corrected), PN_U64, 1, PF_INT },
+    { { "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "Total number of double-bit persistent ECC errors.",
+        PT_COUNTER, true, NULL },
+      GS_F_ECC_AGG_UNCORR, SOFF(ecc_agg_uncorrected), PN_U64, 1, PF_INT },
+    { { "DCGM_FI_DEV_RETIRED_SBE", "Total number of retired pages due to single-bit errors.",
+        PT_COUNTER, true, NULL },
+      GS_F_RETIRED_SBE, SOFF(retired_sbe_pages), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_RETIRED_DBE", "Total number of retired pages due to double-bit errors.",
+        PT_COUNTER, true, NULL },
+      GS_F_RETIRED_DBE, SOFF(retired_dbe_pages), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_RETIRED_PENDING", "Total number of pages pending retirement.", PT_COUNTER, true,
+        NULL },
+      GS_F_RETIRED_PENDING, SOFF(retired_pending), PN_U32, 1, PF_INT },
+    { { "DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "Current clock event reasons (bitmask).", PT_GAUGE, true,
+        NULL },
+      GS_F_THROTTLE, SOFF(throttle_reasons), PN_U64, 1, PF_INT },
+    { { "DCGM_FI_DEV_POWER_MGMT_LIMIT", "Power management limit (in W).", PT_GAUGE, true, NULL },
+      GS_F_POWER_LIMIT, SOFF(power_limit_mw), PN_U32, 0.001, PF_F6 },
+};
+
+static const struct prom_desc dcgm_static[] = {
+    { { "DCGM_FI_DEV_SLOWDOWN_TEMP", "Slowdown temperature (in C).", PT_GAUGE, true, NULL },
+      GS_S_TEMP_SLOWDOWN, TOFF(temp_slowdown_c), PN_I32, 1, PF_INT },
+};
+
+/* Every sampler field the DCGM families above do not carry, in base units. */
+static const struct prom_desc own_sample[] = {
+    { { "gpuscope_memory_total_bytes", "Total GPU memory.", PT_GAUGE, false, "bytes" },
+      GS_F_MEM_TOTAL, SOFF(mem_total_bytes), PN_U64, 1, PF_INT },
+    { { "gpuscope_bar1_total_bytes", "Total BAR1 (host-mapped) memory.", PT_GAUGE, false, "bytes" },
+      GS_F_BAR1_TOTAL, SOFF(bar1_total_bytes), PN_U64, 1, PF_INT },
+    { { "gpuscope_bar1_used_bytes", "Used BAR1 (host-mapped) memory.", PT_GAUGE, false, "bytes" },
+      GS_F_BAR1_USED, SOFF(bar1_used_bytes), PN_U64, 1, PF_INT },
+    { { "gpuscope_power_enforced_limit_watts", "Power limit the driver enforces (lowest of all limits).",
+        PT_GAUGE, false, "watts" },
+      GS_F_POWER_ENFORCED, SOFF(power_enforced_limit_mw), PN_U32, 0.001, PF_G },
+    { { "gpuscope_clock_graphics_hertz", "Graphics clock frequency.", PT_GAUGE, false, "hertz" },
+      GS_F_CLOCK_GRAPHICS, SOFF(clock_graphics_mhz), PN_U32, 1e6, PF_INT },
+    { { "gpuscope_clock_video_hertz", "Video engine clock frequency.", PT_GAUGE, false, "hertz" },
+      GS_F_CLOCK_VIDEO, SOFF(clock_video_mhz), PN_U32, 1e6, PF_INT },
+    { { "gpuscope_performance_state", "Performance state (0 = P0, maximum performance, to 15).",
+        PT_GAUGE, false, NULL },
+      GS_F_PSTATE, SOFF(pstate), PN_U32, 1, PF_INT },
+    { { "gpuscope_pcie_link_generation", "Current PCIe link generation.", PT_GAUGE, false, NULL },
+      GS_F_PCIE_GEN, SOFF(pcie_gen), PN_U32, 1, PF_INT },
+    { { "gpuscope_pcie_link_width", "Current PCIe link width (lanes).", PT_GAUGE, false, NULL },
+      GS_F_PCIE_WIDTH, SOFF(pcie_width), PN_U32, 1, PF_INT },
+    { { "gpuscope_pcie_tx_bytes_per_second", "PCIe transmit throughput (NVML 20 ms window, KiB/s * 1024).",
+        PT_GAUGE, false, NULL },
+      GS_F_PCIE_TX, SOFF(pcie_tx_kbps), PN_U32, 1024, PF_INT },
+    { { "gpuscope_pcie_rx_bytes_per_second", "PCIe receive throughput (NVML 20 ms window, KiB/s * 1024).",
+        PT_GAUGE, false, NULL },
+      GS_F_PCIE_RX, SOFF(pcie_rx_kbps), PN_U32, 1024, PF_INT },
+    { { "gpuscope_ecc_enabled", "Whether ECC is enabled (1) or not (0).", PT_GAUGE, false, NULL },
+      GS_F_ECC_MODE, SOFF(ecc_mode_current), PN_U32, 1, PF_INT },
+    { { "gpuscope_ecc_pending_enabled", "ECC mode after the next reboot (1 enabled).", PT_GAUGE, false,
+        NULL },
+      GS_F_ECC_MODE, SOFF(ecc_mode_pending), PN_U32, 1, PF_INT },
+    { { "gpuscope_persistence_mode_enabled", "Whether persistence mode is on.", PT_GAUGE, false, NULL },
+      GS_F_PERSISTENCE, SOFF(persistence_mode), PN_U32, 1, PF_INT },
+    { { "gpuscope_compute_mode", "Compute mode (0 default, 2 prohibited, 3 exclusive process).",
+        PT_GAUGE, false, NULL },
+      GS_F_COMPUTE_MODE, SOFF(compute_mode), PN_U32, 1, PF_INT },
+    { { "gpuscope_mig_mode_enabled", "Whether MIG mode is on.", PT_GAUGE, false, NULL },
+      GS_F_MIG_MODE, SOFF(mig_mode_current), PN_U32, 1, PF_INT },
+    { { "gpuscope_mig_mode_pending_enabled", "MIG mode after the next GPU reset.", PT_GAUGE, false,
+        NULL },
+      GS_F_MIG_MODE, SOFF(mig_mode_pending), PN_U32, 1, PF_INT },
+    { { "gpuscope_display_active", "Whether a display is initialized on the GPU.", PT_GAUGE, false,
+        NULL },
+      GS_F_DISPLAY_ACTIVE, SOFF(display_active), PN_U32, 1, PF_INT },
+    { { "gpuscope_display_connected", "Whether a physical display is connected.", PT_GAUGE, false, NULL },
+      GS_F_DISPLAY_MODE, SOFF(display_mode), PN_U32, 1, PF_INT },
+};
+
+static const struct prom_desc own_static[] = {
+    { { "gpuscope_temperature_shutdown_celsius", "Temperature at which the GPU shuts down.", PT_GAUGE,
+        false, "celsius" },
+      GS_S_TEMP_SHUTDOWN, TOFF(temp_shutdown_c), PN_I32, 1, PF_INT },
+    { { "gpuscope_temperature_gpu_max_celsius", "Maximum operating temperature of the GPU.", PT_GAUGE,
+        false, "celsius" },
+      GS_S_TEMP_GPU_MAX, TOFF(temp_gpu_max_c), PN_I32, 1, PF_INT },
+    { { "gpuscope_temperature_memory_max_celsius", "Maximum operating temperature of the memory.",
+        PT_GAUGE, false, "celsius" },
+      GS_S_TEMP_MEM_MAX, TOFF(temp_mem_max_c), PN_I32, 1, PF_INT },
+    { { "gpuscope_power_default_limit_watts", "Default power limit.", PT_GAUGE, false, "watts" },
+      GS_S_POWER_DEFAULT, TOFF(power_default_limit_mw), PN_U32, 0.001, PF_G },
+    { { "gpuscope_power_min_limit_watts", "Lowest settable power limit.", PT_GAUGE, false, "watts" },
+      GS_S_POWER_MINMAX, TOFF(power_min_limit_mw), PN_U32, 0.001, PF_G },
+    { { "gpuscope_power_max_limit_watts", "Highest settable power limit.", PT_GAUGE, false, "watts" },
+      GS_S_POWER_MINMAX, TOFF(power_max_limit_mw), PN_U32, 0.001, PF_G },
+    { { "gpuscope_clock_max_graphics_hertz", "Maximum graphics clock.", PT_GAUGE, false, "hertz" },
+      GS_S_CLOCK_MAX_GRAPHICS, TOFF(clock_max_graphics_mhz), PN_U32, 1e6, PF_INT },
+    { { "gpuscope_clock_max_sm_hertz", "Maximum SM clock.", PT_GAUGE, false, "hertz" },
+      GS_S_CLOCK_MAX_SM, TOFF(clock_max_sm_mhz), PN_U32, 1e6, PF_INT },
+    { { "gpuscope_clock_max_memory_hertz", "Maximum memory clock.", PT_GAUGE, false, "hertz" },
+      GS_S_CLOCK_MAX_MEM, TOFF(clock_max_mem_mhz), PN_U32, 1e6, PF_INT },
+    { { "gpuscope_clock_max_video_hertz", "Maximum video engine clock.", PT_GAUGE, false, "hertz" },
+      GS_S_CLOCK_MAX_VIDEO, TOFF(clock_max_video_mhz), PN_U32, 1e6, PF_INT },
+    { { "gpuscope_pcie_max_link_generation", "Maximum PCIe link generation of GPU and slot together.",
+        PT_GAUGE, false, NULL },
+      GS_S_PCIE_MAX_GEN, TOFF(pcie_max_gen), PN_U32, 1, PF_INT },
+    { { "gpuscope_pcie_gpu_max_link_generation", "Maximum PCIe link generation the GPU supports.",
+        PT_GAUGE, false, NULL },
+      GS_S_PCIE_GPU_MAX_GEN, TOFF(pcie_gpu_max_gen), PN_U32, 1, PF_INT },
+    { { "gpuscope_pcie_max_link_width", "Maximum PCIe link width (lanes).", PT_GAUGE, false, NULL },
+      GS_S_PCIE_MAX_WIDTH, TOFF(pcie_max_width), PN_U32, 1, PF_INT },
+};
+
+/* Clock-event (throttle) bits, named as dcgm-exporter's clock_event label values. */
+static const struct {
+    uint64_t bit;
+    const char *name;
+} throttle_names[] = {
+    { GS_THROTTLE_GPU_IDLE, "gpu_idle" },       { GS_THROTTLE_APP_CLOCKS, "clocks_setting" },
+    { GS_THROTTLE_SW_POWER_CAP, "power_cap" },  { GS_THROTTLE_HW_SLOWDOWN, "hw_slowdown" },
+    { GS_THROTTLE_SYNC_BOOST, "sync_boost" },   { GS_THROTTLE_SW_THERMAL, "sw_thermal" },
+    { GS_THROTTLE_HW_THERMAL, "hw_thermal" },   { GS_THROTTLE_HW_POWER_BRAKE, "hw_power_brake" },
+    { GS_THROTTLE_DISPLAY_CLOCK, "display_clocks" },
+};
+
+/* Field statuses counted by gpuscope_gpu_unavailable_fields, with their label values. */
+static const struct {
+    uint8_t status;
+    const char *name;
+} status_names[] = {
+    { GS_ST_NOT_SUPPORTED, "not_supported" }, { GS_ST_NO_PERMISSION, "no_permission" },
+    { GS_ST_GPU_LOST, "gpu_lost" },           { GS_ST_NOT_AVAILABLE, "not_available" },
+    { GS_ST_ERROR, "error" },
+};
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+/* ---- the renderer ------------------------------------------------------------------- */
+
+struct prom_gpu_labels {
+    struct gs_pbuf dcgm; /* gpu="0",UUID=...,DCGM_FI_DRIVER_VERSION="..."[,container,namespace,pod] */
+    struct gs_pbuf own;  /* gpu="0",uuid="..." */
+};
+
+struct gs_prom {
+    struct gs_prom_opts o;
+    struct prom_gpu_labels *gl; /* glcap entries */
+    uint32_t glcap;
+    struct gs_pbuf tmp;         /* one process's label set while it is built */
+    struct gs_pbuf plab;        /* all process label strings, back to back */
+    size_t *poff;               /* poff[k] .. poff[k+1]: labels of process k */
+    size_t poffcap;
+    /* during one render */
+    struct gs_pbuf *out;
+    enum gs_prom_format fmt;
+};
+
+struct gs_prom *gs_prom_new(const struct gs_prom_opts *opts)
+{
+    struct gs_prom *r = calloc(1, sizeof(*r));
+    if (!r)
+        return NULL;
+    r->o = *opts;
+    gs_pbuf_init(&r->plab);
+    return r;
+}
+
+void gs_prom_free(struct gs_prom *r)
+{
+    if (!r)
+        return;
+    for (uint32_t i = 0; i < r->glcap; i++) {
+        gs_pbuf_release(&r->gl[i].dcgm);
+        gs_pbuf_release(&r->gl[i].own);
+    }
+    free(r->gl);
+    gs_pbuf_release(&r->plab);
+    gs_pbuf_release(&r->tmp);
+    free(r->poff);
+    free(r);
+}
+
+/* ---- 2. headers and samples ----------------------------------------------------------- */
+
+static void prom_header(struct gs_prom *r, const struct prom_fam *f)
+{
+    struct gs_pbuf *b = r->out;
+    if (r->fmt == GS_PROM_TEXT) {
+        gs_pbuf_addf(b, "# HELP %s ", f->name);
+        gs_prom_escape_help(b, f->help, r->fmt);
+        gs_pbuf_addf(b, "\n# TYPE %s %s\n", f->name,
+                     f->type == PT_COUNTER ? "counter" : "gauge");
+        return;
+    }
+    /* OpenMetrics: family name without the _total / _info sample suffix */
+    size_t n = strlen(f->name);
+    const char *type = "gauge";
+    if (f->type == PT_COUNTER && f->dcgm) {
+        type = "unknown"; /* DCGM counter names lack _total; "counter" would be invalid OM */
+    } else if (f->type == PT_COUNTER) {
+        type = "counter";
+        n -= strlen("_total");
+    } else if (f->type == PT_INFO) {
+        type = "info";
+        n -= strlen("_info");
+    }
+    gs_pbuf_addf(b, "# TYPE %.*s %s\n", (int)n, f->name, type);
+    if (f->unit)
+        gs_pbuf_addf(b, "# UNIT %.*s %s\n", (int)n, f->name, f->unit);
+    gs_pbuf_addf(b, "# HELP %.*s ", (int)n, f->name);
+    gs_prom_escape_help(b, f->help, r->fmt);
+    gs_pbuf_addc(b, '\n');
+}
+
+static void prom_value(struct gs_pbuf *b, double v, enum prom_fmt fmt)
+{
+    if (fmt == PF_INT)
+        gs_pbuf_addf(b, "%lld", (long long)v);
+    else if (fmt == PF_F6)
+        gs_pbuf_addf(b, "%f", v);
+    else
+        gs_prom_add_double(b, v);
+}
+
+/* name{labels[,extra]} value\n; labels/extra may be NULL or empty. */
+static void prom_sample(struct gs_prom *r, const char *name, const struct gs_pbuf *labels,
+                        const char *extra, double v, enum prom_fmt fmt)
+{
+    struct gs_pbuf *b = r->out;
+    bool has_l = labels && labels->len, has_x = extra && *extra;
+    gs_pbuf_adds(b, name);
+    if (has_l || has_x) {
+        gs_pbuf_addc(b, '{');
+        if (has_l)
+            gs_pbuf_add(b, labels->data, labels->len);
+        if (has_l && has_x)
+            gs_pbuf_addc(b, ',');
+        if (has_x)
+            gs_pbuf_adds(b, extra);
+        gs_pbuf_addc(b, '}');
+    }
+    gs_pbuf_addc(b, ' ');
+    prom_value(b, v, fmt);
+    gs_pbuf_addc(b, '\n');
+}
+
+/* ---- 3. label sets ---------------------------------------------------------------------- */
+
+static void prom_label(struct gs_pbuf *b, const char *name, const char *value)
+{
+    if (b->len)
+        gs_pbuf_addc(b, ',');
+    gs_pbuf_adds(b, name);
+    gs_pbuf_add(b, "=\"", 2);
+    gs_prom_escape_label(b, value);
+    gs_pbuf_addc(b, '"');
+}
+
+static void prom_label_u(struct gs_pbuf *b, const char *name, unsigned long long v)
+{
+    char num[24];
+    snprintf(num, sizeof(num), "%llu", v);
+    prom_label(b, name, num);
+}
+
+/* Pod and container names of a process, or NULL. */
+struct prom_pod {
+    const char *ns, *pod, *container;
+};
+
+static void prom_proc_pod(struct gs_prom *r, const struct gs_proc *p, struct prom_pod *out)
+{
+    memset(out, 0, sizeof(*out));
+    if (!r->o.podmap)
+        return;
+    if (gs_proc_has(p, GS_P_POD) && p->pod_uid[0])
+        gs_podmap_pod(r->o.podmap, p->pod_uid, &out->ns, &out->pod);
+    if (gs_proc_has(p, GS_P_CONTAINER) && p->container_id[0])
+        out->container = gs_podmap_container(r->o.podmap, p->container_id);
+}
+
+/* The pod every Kubernetes process on g belongs to, if there is exactly one
+ * (dcgm-exporter puts pod/namespace/container on device series only for the
+ * pod the GPU is allocated to). container is NULL unless also unique. */
+static bool prom_gpu_pod(struct gs_prom *r, const struct gs_gpu *g, struct prom_pod *out)
+{
+    bool found = false, same_ctr = true;
+    memset(out, 0, sizeof(*out));
+    for (uint32_t i = 0; i < g->nprocs; i++) {
+        struct prom_pod pp;
+        prom_proc_pod(r, &g->procs[i], &pp);
+        if (!pp.pod)
+            continue;
+        if (found && (strcmp(pp.pod, out->pod) || strcmp(pp.ns, out->ns)))
+            return false;
+        if (found && (!pp.container || !out->container || strcmp(pp.container, out->container)))
+            same_ctr = false;
+        if (!found)
+            *out = pp;
+        found = true;
+    }
+    if (!same_ctr)
+        out->container = NULL;
+    return found;
+}
+
+static void prom_gpu_labels(struct gs_prom *r, const struct gs_snapshot *snap, const struct gs_gpu *g,
+                            struct prom_gpu_labels *l)
+{
+    char dev[32];
+    struct prom_pod pod;
+
+    gs_pbuf_reset(&l->dcgm);
+    gs_pbuf_reset(&l->own);
+    prom_label_u(&l->dcgm, "gpu", g->st.index);
+    prom_label(&l->dcgm, "UUID", g->st.uuid);
+    prom_label(&l->dcgm, "pci_bus_id", g->st.pci_bus_id);
+    snprintf(dev, sizeof(dev), "nvidia%u", g->st.index);
+    prom_label(&l->dcgm, "device", dev);
+    prom_label(&l->dcgm, "modelName", g->st.name);
+    if (r->o.hostname_label)
+        prom_label(&l->dcgm, r->o.hostname_label, r->o.hostname ? r->o.hostname : "");
+    if (snap->sys.driver_version[0])
+        prom_label(&l->dcgm, "DCGM_FI_DRIVER_VERSION", snap->sys.driver_version);
+    if (prom_gpu_pod(r, g, &pod)) {
+        if (pod.container)
+            prom_label(&l->dcgm, "container", pod.container);
+        prom_label(&l->dcgm, "namespace", pod.ns);
+        prom_label(&l->dcgm, "pod", pod.pod);
+    }
+    prom_label_u(&l->own, "gpu", g->st.index);
+    prom_label(&l->own, "uuid", g->st.uuid);
+}
+
+/* Append process p's label set to r->plab. */
+static void prom_proc_labels(struct gs_prom *r, const struct gs_gpu *g, const struct gs_proc *p)
+{
+    struct gs_pbuf *b = &r->tmp;
+    struct prom_pod pod;
+    char shortid[16];
+    const char *ctr = "";
+
+    prom_proc_pod(r, p, &pod);
+    if (pod.container) {
+        ctr = pod.container;
+    } else if (gs_proc_has(p, GS_P_CONTAINER) && p->container_id[0]) {
+        snprintf(shortid, sizeof(shortid), "%.12s", p->container_id);
+        ctr = shortid;
+    }
+    bool host = gs_proc_has(p, GS_P_COMM);
+    gs_pbuf_reset(b);
+    prom_label_u(b, "gpu", g->st.index);
+    prom_label(b, "uuid", g->st.uuid);
+    prom_label_u(b, "pid", p->pid);
+    prom_label(b, "comm", host ? p->comm : "");
+    prom_label(b, "user", gs_proc_has(p, GS_P_USER) ? p->user : "");
+    prom_label(b, "container", ctr);
+    prom_label(b, "pod", pod.pod ? pod.pod : "");
+    prom_label(b, "namespace", pod.ns ? pod.ns : "");
+    if (r->o.process_cmdline)
+        prom_label(b, "cmdline", host ? p->cmdline : "");
+    gs_pbuf_add(&r->plab, b->data ? b->data : "", b->len);
+}
+
+/* Build every label set this rendering needs. Returns 0 or -GS_E_NOMEM. */
+static int prom_build_labels(struct gs_prom *r, const struct gs_snapshot *snap)
+{
+    size_t nprocs = 0;
+    if (snap->ngpus > r->glcap) {
+        struct prom_gpu_labels *gl = realloc(r->gl, snap->ngpus * sizeof(*gl));
+        if (!gl)
+            return -GS_E_NOMEM;
+        for (uint32_t i = r->glcap; i < snap->ngpus; i++) {
+            gs_pbuf_init(&gl[i].dcgm);
+            gs_pbuf_init(&gl[i].own);
+        }
+        r->gl = gl;
+        r->glcap = snap->ngpus;
+    }
+    for (uint32_t i = 0; i < snap->ngpus; i++)
+        nprocs += snap->gpus[i].nprocs;
+    if (nprocs + 1 > r->poffcap) {
+        size_t *po = realloc(r->poff, (nprocs + 1) * sizeof(*po));
+        if (!po)
+            return -GS_E_NOMEM;
+        r->poff = po;
+        r->poffcap = nprocs + 1;
+    }
+    gs_pbuf_reset(&r->plab);
+    size_t k = 0;
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        const struct gs_gpu *g = &snap->gpus[i];
+        prom_gpu_labels(r, snap, g, &r->gl[i]);
+        for (uint32_t j = 0; j < g->nprocs; j++) {
+            r->poff[k++] = r->plab.len;
+            prom_proc_labels(r, g, &g->procs[j]);
+        }
+    }
+    r->poff[k] = r->plab.len;
+    for (uint32_t i = 0; i < snap->ngpus; i++)
+        if (!gs_pbuf_ok(&r->gl[i].dcgm) || !gs_pbuf_ok(&r->gl[i].own))
+            return -GS_E_NOMEM;
+    return gs_pbuf_ok(&r->plab) && gs_pbuf_ok(&r->tmp) ? 0 : -GS_E_NOMEM;
+}
+
+/* ---- 4. families ------------------------------------------------------------------------ */
+
+static double prom_raw(const void *base, uint16_t off, uint8_t num)
+{
+    const char *p = (const char *)base + off;
+    if (num == PN_U32)
+        return *(const uint32_t *)(const void *)p;
+    if (num == PN_I32)
+        return *(const int32_t *)(const void *)p;
+    return (double)*(const uint64_t *)(const void *)p;
+}
+
+/* A family read from a table row, over all GPUs; header only if some GPU has a value. */
+static void prom_table_family(struct gs_prom *r, const struct gs_snapshot *snap,
+                              const struct prom_desc *d, bool is_static)
+{
+    bool started = false;
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        const struct gs_gpu *g = &snap->gpus[i];
+        const void *base;
+        if (is_static) {
+            if (!gs_static_has(&g->st, (enum gs_sfield)d->field))
+                continue;
+            base = &g->st;
+        } else {
+            if (g->state != GS_GPU_OK || !gs_sample_has(&g->s, (enum gs_field)d->field))
+                continue;
+            base = &g->s;
+        }
+        if (!started)
+            prom_header(r, &d->fam);
+        started = true;
+        const struct gs_pbuf *l = d->fam.dcgm ? &r->gl[i].dcgm : &r->gl[i].own;
+        prom_sample(r, d->fam.name, l, NULL, prom_raw(base, d->off, d->num) * d->scale,
+                    (enum prom_fmt)d->fmt);
+    }
+}
+
+static void prom_tables(struct gs_prom *r, const struct gs_snapshot *snap)
+{
+    for (size_t i = 0; i < NELEM(dcgm_sample); i++)
+        prom_table_family(r, snap, &dcgm_sample[i], false);
+    for (size_t i = 0; i < NELEM(dcgm_static); i++)
+        prom_table_family(r, snap, &dcgm_static[i], true);
+    for (size_t i = 0; i < NELEM(own_sample); i++)
+        prom_table_family(r, snap, &own_sample[i], false);
+    for (size_t i = 0; i < NELEM(own_static); i++)
+        prom_table_family(r, snap, &own_static[i], true);
+}
+
+static void prom_throttle(struct gs_prom *r, const struct gs_snapshot *snap)
+{
+    static const struct prom_fam f = { "gpuscope_throttle_reason_active",
+                                       "Whether a clock event (throttle) reason is active (1) or not (0).",
+                                       PT_GAUGE, false, NULL };
+    bool started = false;
+    char extra[64];
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        const struct gs_gpu *g = &snap->gpus[i];
+        if (g->state != GS_GPU_OK || !gs_sample_has(&g->s, GS_F_THROTTLE))
+            continue;
+        uint64_t supported = gs_static_has(&g->st, GS_S_THROTTLE_SUPPORTED) ? g->st.throttle_supported
+                                                                              : ~UINT64_C(0);
+        for (size_t t = 0; t < NELEM(throttle_names); t++) {
+            if (!(supported & throttle_names[t].bit))
+                continue;
+            if (!started)
+                prom_header(r, &f);
+            started = true;
+            snprintf(extra, sizeof(extra), "reason=\"%s\"", throttle_names[t].name);
+            prom_sample(r, f.name, &r->gl[i].own, extra,
+                        (g->s.throttle_reasons & throttle_names[t].bit) ? 1 : 0, PF_INT);
+        }
+    }
+}
+
+static void prom_fans(struct gs_prom *r, const struct gs_snapshot *snap)
+{
+    static const struct prom_fam f = { "gpuscope_fan_speed_ratio",
+                                       "Fan speed as a fraction of its maximum (may exceed 1: intended speed).",
+                                       PT_GAUGE, false, "ratio" };
+    bool started = false;
+    char extra[32];
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        const struct gs_gpu *g = &snap->gpus[i];
+        if (g->state != GS_GPU_OK || !gs_sample_has(&g->s, GS_F_FAN_SPEED))
+            continue;
+        for (uint32_t fan = 0; fan < g->s.fan_count && fan < GS_MAX_FANS; fan++) {
+            if (!started)
+                prom_header(r, &f);
+            started = true;
+            snprintf(extra, sizeof(extra), "fan=\"%u\"", fan);
+            prom_sample(r, f.name, &r->gl[i].own, extra, g->s.fan_speed_pct[fan] / 100.0, PF_G);
+        }
+    }
+}
+
+/* gpuscope_gpu_up, gpuscope_gpu_info, gpuscope_gpu_unavailable_fields, gpuscope_gpu_processes */
+static void prom_gpu_health(struct gs_prom *r, const struct gs_snapshot *snap)
+{
+    static const struct prom_fam up = { "gpuscope_gpu_up",
+                                        "Whether the GPU was read in the latest sample (0: lost or failing).",
+                                        PT_GAUGE, false, NULL };
+    static const struct prom_fam un = { "gpuscope_gpu_unavailable_fields",
+                                        "Sample fields without a value in the latest sample, by reason.",
+                                        PT_GAUGE, false, NULL };
+    static const struct prom_fam np = { "gpuscope_gpu_processes",
+                                        "Processes using the GPU in the latest sample.", PT_GAUGE, false,
+                                        NULL };
+    char extra[48];
+    if (!snap->ngpus)
+        return;
+    prom_header(r, &up);
+    for (uint32_t i = 0; i < snap->ngpus; i++)
+        prom_sample(r, up.name, &r->gl[i].own, NULL, snap->gpus[i].state == GS_GPU_OK, PF_INT);
+    prom_header(r, &un);
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        const struct gs_gpu *g = &snap->gpus[i];
+        for (size_t k = 0; k < NELEM(status_names); k++) {
+            unsigned n = 0;
+            for (unsigned f = 0; f < GS_F_COUNT; f++)
+                n += g->s.status[f] == status_names[k].status;
+            snprintf(extra, sizeof(extra), "status=\"%s\"", status_names[k].name);
+            prom_sample(r, un.name, &r->gl[i].own, extra, n, PF_INT);
+        }
+    }
+    prom_header(r, &np);
+    for (uint32_t i = 0; i < snap->ngpus; i++)
+        if (snap->gpus[i].procs_status == GS_ST_OK)
+            prom_sample(r, np.name, &r->gl[i].own, NULL, snap->gpus[i].nprocs, PF_INT);
+}
+
+static void prom_gpu_info(struct gs_prom *r, const struct gs_snapshot *snap)
+{
+    static const struct prom_fam f = { "gpuscope_gpu_info",
+                                       "Identity of each GPU (value 1): name, PCI bus id, serial, VBIOS, architecture.",
+                                       PT_INFO, false, NULL };
+    struct gs_pbuf *b = &r->tmp;
+    char cc[24] = "";
+    if (!snap->ngpus)
+        return;
+    prom_header(r, &f);
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        const struct gs_static *st = &snap->gpus[i].st;
+        gs_pbuf_reset(b);
+        prom_label(b, "name", st->name);
+        prom_label(b, "pci_bus_id", st->pci_bus_id);
+        prom_label(b, "serial", gs_static_has(st, GS_S_SERIAL) ? st->serial : "");
+        prom_label(b, "vbios", gs_static_has(st, GS_S_VBIOS) ? st->vbios : "");
+        prom_label(b, "architecture", gs_static_has(st, GS_S_ARCH) ? st->arch_name : "");
+        cc[0] = '\0';
+        if (gs_static_has(st, GS_S_CUDA_CC))
+            snprintf(cc, sizeof(cc), "%d.%d", st->cc_major, st->cc_minor);
+        prom_label(b, "compute_capability", cc);
+        prom_sample(r, f.name, &r->gl[i].own, b->data, 1, PF_INT);
+    }
+}
+
+/* Per-process families: one row per (GPU, process) with a value. */
+struct prom_pfam {
+    struct prom_fam fam;
+    uint8_t field;   /* GS_P_x */
+    uint16_t off;    /* offset in gs_proc */
+    uint8_t num;
+    double scale;
+};
+
+#define POFF(f) ((uint16_t)offsetof(struct gs_proc, f))
+
+static const struct prom_pfam proc_fams[] = {
+    { { "gpuscope_process_memory_bytes", "GPU memory used by the process.", PT_GAUGE, false, "bytes" },
+      GS_P_GPU_MEM, POFF(gpu_mem_bytes), PN_U64, 1 },
+    { { "gpuscope_process_sm_utilization_ratio", "Fraction of time the process ran on the SMs.",
+        PT_GAUGE, false, "ratio" },
+      GS_P_SM_UTIL, POFF(sm_util_pct), PN_U32, 0.01 },
+    { { "gpuscope_process_memory_utilization_ratio",
+        "Fraction of time the process used the memory interface.", PT_GAUGE, false, "ratio" },
+      GS_P_MEM_UTIL, POFF(mem_util_pct), PN_U32, 0.01 },
+    { { "gpuscope_process_encoder_utilization_ratio", "Fraction of time the process used the encoder.",
+        PT_GAUGE, false, "ratio" },
+      GS_P_ENC_UTIL, POFF(enc_util_pct), PN_U32, 0.01 },
+    { { "gpuscope_process_decoder_utilization_ratio", "Fraction of time the process used the decoder.",
+        PT_GAUGE, false, "ratio" },
+      GS_P_DEC_UTIL, POFF(dec_util_pct), PN_U32, 0.01 },
+};
+
+static void prom_procs(struct gs_prom *r, const struct gs_snapshot *snap)
+{
+    struct gs_pbuf *b = r->out;
+    for (size_t f = 0; f < NELEM(proc_fams); f++) {
+        const struct prom_pfam *d = &proc_fams[f];
+        bool started = false;
+        size_t k = 0;
+        for (uint32_t i = 0; i < snap->ngpus; i++) {
+            const struct gs_gpu *g = &snap->gpus[i];
+            for (uint32_t j = 0; j < g->nprocs; j++, k++) {
+                const struct gs_proc *p = &g->procs[j];
+                if (!gs_proc_has(p, (enum gs_pfield)d->field))
+                    continue;
+                if (!started)
+                    prom_header(r, &d->fam);
+                started = true;
+                gs_pbuf_adds(b, d->fam.name);
+                gs_pbuf_addc(b, '{');
+                gs_pbuf_add(b, r->plab.data + r->poff[k], r->poff[k + 1] - r->poff[k]);
+                gs_pbuf_add(b, "} ", 2);
+                prom_value(b, prom_raw(p, d->off, d->num) * d->scale, PF_G);
+                gs_pbuf_addc(b, '\n');
+            }
+        }
+    }
+}
+
+static void prom_host_info(struct gs_prom *r, const struct gs_snapshot *snap)
+{
+    static const struct prom_fam f = { "gpuscope_host_info",
+                                       "The node (value 1): host name, backend, driver and NVML versions.",
+                                       PT_INFO, false, NULL };
+    struct gs_pbuf *b = &r->tmp;
+    char cuda[24] = "";
+    const struct gs_sysinfo *sys = &snap->sys;
+
+    if (sys->cuda_driver_version > 0)
+        snprintf(cuda, sizeof(cuda), "%d.%d", sys->cuda_driver_version / 1000,
+                 sys->cuda_driver_version % 1000 / 10);
+    gs_pbuf_reset(b);
+    prom_label(b, "hostname", r->o.hostname ? r->o.hostname : sys->hostname);
+    prom_label(b, "backend", sys->backend);
+    prom_label(b, "driver_version", sys->driver_version);
+    prom_label(b, "nvml_version", sys->nvml_version);
+    prom_label(b, "cuda_driver_version", cuda);
+    prom_label(b, "simulated", sys->simulated ? "true" : "false");
+    prom_header(r, &f);
+    prom_sample(r, f.name, b, NULL, 1, PF_INT);
+}
+
+static void prom_self(struct gs_prom *r, const struct gs_prom_self *self)
+{
+    static const struct prom_fam fams[] = {
+        { "gpuscope_build_info", "gpuscope's version (value 1).", PT_INFO, false, NULL },
+        { "gpuscope_exporter_backend_up", "Whether the latest sample read at least one GPU.", PT_GAUGE,
+          false, NULL },
+        { "gpuscope_exporter_sample_duration_seconds", "How long the latest sample took.", PT_GAUGE,
+          false, "seconds" },
+        { "gpuscope_exporter_samples_total", "Samples taken since the exporter started.", PT_COUNTER,
+          false, NULL },
+        { "gpuscope_exporter_sample_errors_total",
+          "Samples in which some GPU or the whole backend failed.", PT_COUNTER, false, NULL },
+        { "gpuscope_exporter_last_sample_timestamp_seconds",
+          "Unix time of the latest sample that read a GPU.", PT_GAUGE, false, "seconds" },
+    };
+    const double v[] = { 1, self->backend_up, self->sample_duration_s, (double)self->samples_total,
+                         (double)self->sample_errors_total, self->last_sample_unix_s };
+    for (size_t i = 0; i < NELEM(fams); i++) {
+        prom_header(r, &fams[i]);
+        if (i == 0)
+            prom_sample(r, fams[i].name, NULL, "version=\"" GS_VERSION "\"", 1, PF_INT);
+        else
+            prom_sample(r, fams[i].name, NULL, NULL, v[i], i == 5 ? PF_F6 : PF_G);
+    }
+}
+
+/* ---- 5. the whole rendering ---------------------------------------------------------------- */
+
+int gs_prom_render(struct gs_prom *r, struct gs_pbuf *out, const struct gs_snapshot *snap,
+                   const struct gs_prom_self *self, enum gs_prom_format fmt)
+{
+    int rc = prom_build_labels(r, snap);
+    if (rc < 0)
+        return rc;
+    r->out = out;
+    r->fmt = fmt;
+    prom_tables(r, snap);
+    prom_throttle(r, snap);
+    prom_fans(r, snap);
+    prom_gpu_health(r, snap);
+    prom_gpu_info(r, snap);
+    prom_procs(r, snap);
+    prom_host_info(r, snap);
+    prom_self(r, self);
+    r->out = NULL;
+    return gs_pbuf_ok(out) ? 0 : -GS_E_NOMEM;
+}

@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * serve.h - `gpuscope serve`, the Prometheus exporter. One background thread
+ * samples the GPUs every interval and renders the exposition once per tick
+ * into an immutable, reference-counted "generation"; HTTP requests (served by
+ * libmicrohttpd's own threads) take a reference to the latest generation and
+ * send its bytes, so a scrape never waits on NVML and costs the same whatever
+ * the GPUs do. docs/SERVE.md is the user's guide.
+ */
+#ifndef GS_SERVE_SERVE_H
+#define GS_SERVE_SERVE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <pthread.h>
+
+#include "core/err.h"
+#include "core/model.h"
+
+struct gs_serve_opts {
+    const char *listen;          /* "[host]:port"; ":9400" = every address */
+    uint32_t interval_ms;        /* sampling period (default 1000) */
+    unsigned max_connections;    /* concurrent HTTP connections (default 64) */
+    unsigned timeout_s;          /* idle connection timeout (default 10) */
+    unsigned threads;            /* HTTP threads (default 2) */
+    const char *web_config;      /* exporter-toolkit YAML, or NULL */
+    const char *hostname_label;  /* "Hostname", "hostname", or NULL for none */
+    const char *hostname;        /* NULL: $NODE_NAME, else gethostname() */
+    bool process_cmdline;        /* cmdline label on per-process series */
+    bool openmetrics;            /* offer OpenMetrics when asked (default true) */
+    const char *host_root;       /* prefix for /var/log/pods; NULL: $GPUSCOPE_ROOT or "" */
+    const char *nvml_lib;        /* NULL: default search */
+};
+
+#define GS_SERVE_OPTS_INIT                                                                     \
+    {                                                                                          \
+        .listen = ":9400", .interval_ms = 1000, .max_connections = 64, .timeout_s = 10,        \
+        .threads = 2, .hostname_label = "Hostname", .openmetrics = true                        \
+    }
+
+/* Run until SIGINT/SIGTERM. Returns 0 after a clean stop, or a negative
+ * enum gs_errc with err filled (bad listen address, web config, no NVML...). */
+int gs_serve_run(const struct gs_serve_opts *o, struct gs_err *err);
+
+/* ---- internal: between the sampler thread (serve.c) and HTTP (http.c) ---- */
+
+/* One tick's renderings; immutable once published. */
+struct gs_gen {
+    atomic_uint refs;
+    char *text;                  /* Prometheus text 0.0.4, complete */
+    size_t text_len;
+    char *om;                    /* OpenMetrics without "# EOF" */
+    size_t om_len;
+    struct gs_snapshot snap;     /* for /api/v1/snapshot */
+    double good_unix_s;          /* wall time of the latest sample that read a GPU, 0: none yet */
+    pthread_mutex_t json_lock;   /* guards json, rendered on first request */
+    char *json;
+    size_t json_len;
+};
+
+struct gs_exporter;
+/* A reference to the latest generation (never NULL once serving). */
+struct gs_gen *gs_exporter_acquire(struct gs_exporter *ex);
+void gs_gen_release(struct gs_gen *g);
+/* The JSON document of a generation (rendered once, kept); NULL on OOM. */
+const char *gs_gen_json(struct gs_gen *g, size_t *len);
+/* Seconds since the sampler thread last completed a tick (monotonic). */
+double gs_exporter_tick_age(struct gs_exporter *ex);
+/* Longest tick age still reported healthy. */
+double gs_exporter_stale_after(const struct gs_exporter *ex);
+double gs_exporter_start_unix(const struct gs_exporter *ex);
+bool gs_exporter_openmetrics(const struct gs_exporter *ex);
+
+struct gs_webcfg;
+struct gs_http;
+/* Start the HTTP server on o->listen; *port gets the bound port. */
+int gs_http_start(struct gs_http **out, struct gs_exporter *ex, const struct gs_serve_opts *o,
+                  struct gs_webcfg *wc, unsigned *port, struct gs_err *err);
+void gs_http_stop(struct gs_http *h);
+/* Parse "[host]:port" / "host:port" / ":port" into host (may be "") and port. */
+int gs_http_parse_listen(const char *listen, char *host, unsigned hostlen, unsigned *port,
+                         struct gs_err *err);
+
+#endif /* GS_SERVE_SERVE_H */

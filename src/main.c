@@ -21,6 +21,7 @@ struct cmd {
 static const struct cmd commands[] = {
     { "query", cmd_query, 0, "snapshot or stream GPU and process readings (nvidia-smi/gpustat style)" },
     { "top", cmd_top, CMD_LONG_RUNNING, "the live view: GPUs, history charts, processes (htop/nvtop style)" },
+    { "serve", cmd_serve, CMD_LONG_RUNNING, "Prometheus exporter, a drop-in for dcgm-exporter (/metrics on :9400)" },
 };
 
 #define DEFAULT_COMMAND "query"

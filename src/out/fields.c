@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fields.c - the nvidia-smi field table and its value formatters (see fields.h).
+ * fields.c - parsing nvidia-smi field lists and formatting their values (see fields.h).
  *
- * Contents: 1. the table (every --query-gpu name of the captured drivers, from
- * docs/QUERY.md's source list, plus three gpuscope extensions, then the
- * --query-compute-apps names); 2. parsing a field list, with suggestions for
- * unknown names; 3. formatting a value the way nvidia-smi spells it.
+ * The table itself is in fields_table.c. Here: 1. parsing a field list,
+ * with suggestions for unknown names; 2. formatting a value the way
+ * nvidia-smi spells it.
  */
 #include "out/fields.h"
+
+#include "out/fields_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -15,360 +16,16 @@
 #include <strings.h>
 #include <time.h>
 
-/* How a value is spelled. */
-enum fk {
-    FK_NONE,         /* known to nvidia-smi, not read by gpuscope: [N/A] */
-    FK_STR,          /* char array */
-    FK_U32,          /* uint32_t, unit appended */
-    FK_U64,          /* uint64_t */
-    FK_I32,          /* int32_t (temperatures: no unit, as nvidia-smi) */
-    FK_MIB,          /* uint64_t bytes -> whole MiB */
-    FK_WATTS,        /* uint32_t mW -> W with two decimals */
-    FK_PSTATE,       /* P0..P15 */
-    FK_ENABLED,      /* Enabled / Disabled */
-    FK_YESNO,        /* Yes / No */
-    FK_EVENT,        /* Active / Not Active: bit `arg` of the clock-event mask */
-    FK_HEX64,        /* 0x0000000000000004 */
-    FK_HEX8,         /* 0x233010DE */
-    FK_HEX4,         /* 0x0000 */
-    FK_HEX2,         /* 0x3B */
-    FK_CC,           /* compute capability "9.0" */
-    FK_COMPUTE_MODE, /* Default, Exclusive_Process, ... */
-    FK_FAN,          /* first fan, % */
-    FK_TIMESTAMP,    /* snapshot wall clock */
-    FK_DRIVER,       /* driver version (sysinfo) */
-    FK_COUNT,        /* GPUs in the snapshot */
-    FK_INDEX,        /* gs_static.index */
-    FK_PID,          /* process fields */
-    FK_PNAME,
-    FK_PMEM,
-};
-
-/* Where the value lives. */
-enum src { SRC_NONE, SRC_SNAP, SRC_SAMPLE, SRC_STATIC, SRC_PROC };
-
-enum def_flags {
-    DEF_EXT = 1 << 0, /* a gpuscope extension, not an nvidia-smi name */
-};
-
-struct gs_field_def {
-    const char *name;  /* canonical: printed in the header */
-    const char *alias; /* accepted on input, or NULL */
-    const char *unit;  /* header tag and value suffix ("MiB"), or NULL */
-    uint8_t kind;      /* enum fk */
-    uint8_t src;       /* enum src */
-    uint8_t idx;       /* enum gs_field (SRC_SAMPLE) or gs_sfield (SRC_STATIC) */
-    uint8_t flags;     /* enum def_flags */
-    uint16_t off;      /* offset of the member in gs_sample / gs_static */
-    uint64_t arg;      /* FK_EVENT: the reason bit */
-};
-
-/* clang-format off */
-#define S(nm, al, u, k, f, m)  { nm, al, u, k, SRC_SAMPLE, f, 0, offsetof(struct gs_sample, m), 0 }
-#define ST(nm, al, u, k, f, m) { nm, al, u, k, SRC_STATIC, f, 0, offsetof(struct gs_static, m), 0 }
-#define SNAP(nm, al, u, k)     { nm, al, u, k, SRC_SNAP, 0, 0, 0, 0 }
-#define NA(nm, al, u)          { nm, al, u, FK_NONE, SRC_NONE, 0, 0, 0, 0 }
-#define P(nm, al, u, k)        { nm, al, u, k, SRC_PROC, 0, 0, 0, 0 }
-#define EXT(nm, u, f, m)       { nm, NULL, u, FK_U32, SRC_SAMPLE, f, DEF_EXT, offsetof(struct gs_sample, m), 0 }
-#define EVENT(reason, bit)                                                                    \
-    { "clocks_event_reasons." reason, "clocks_throttle_reasons." reason, NULL, FK_EVENT,      \
-      SRC_SAMPLE, GS_F_THROTTLE, 0, offsetof(struct gs_sample, throttle_reasons), bit }
-/* clang-format on */
-
-/* ---- 1. the tables ------------------------------------------------------------------------ */
-
-/* Order and names follow nvidia-smi --help-query-gpu (union of drivers 590-610). */
-static const struct gs_field_def gpu_fields[] = {
-    /* --- Identity and system */
-    SNAP("timestamp", NULL, NULL, FK_TIMESTAMP),
-    SNAP("driver_version", NULL, NULL, FK_DRIVER),
-    NA("kmd_version", NULL, NULL),
-    SNAP("count", NULL, NULL, FK_COUNT),
-    ST("name", "gpu_name", NULL, FK_STR, GS_S_NAME, name),
-    ST("serial", "gpu_serial", NULL, FK_STR, GS_S_SERIAL, serial),
-    ST("uuid", "gpu_uuid", NULL, FK_STR, GS_S_UUID, uuid),
-    SNAP("index", NULL, NULL, FK_INDEX),
-    ST("vbios_version", NULL, NULL, FK_STR, GS_S_VBIOS, vbios),
-    ST("compute_cap", NULL, NULL, FK_CC, GS_S_CUDA_CC, cc_major),
-    NA("hostname", NULL, NULL),
-    NA("bbx.time_run", NULL, "seconds"),
-    /* --- PCI / PCIe link */
-    ST("pci.bus_id", "gpu_bus_id", NULL, FK_STR, GS_S_PCI, pci_bus_id),
-    ST("pci.domain", NULL, NULL, FK_HEX4, GS_S_PCI, pci_domain),
-    ST("pci.bus", NULL, NULL, FK_HEX2, GS_S_PCI, pci_bus),
-    ST("pci.device", NULL, NULL, FK_HEX2, GS_S_PCI, pci_device),
-    NA("pci.baseClass", NULL, NULL),
-    NA("pci.subClass", NULL, NULL),
-    ST("pci.device_id", NULL, NULL, FK_HEX8, GS_S_PCI, pci_device_id),
-    ST("pci.sub_device_id", NULL, NULL, FK_HEX8, GS_S_PCI, pci_subsystem_id),
-    S("pcie.link.gen.current", NULL, NULL, FK_U32, GS_F_PCIE_GEN, pcie_gen),
-    S("pcie.link.gen.gpucurrent", NULL, NULL, FK_U32, GS_F_PCIE_GEN, pcie_gen),
-    ST("pcie.link.gen.max", NULL, NULL, FK_U32, GS_S_PCIE_MAX_GEN, pcie_max_gen),
-    ST("pcie.link.gen.gpumax", NULL, NULL, FK_U32, GS_S_PCIE_GPU_MAX_GEN, pcie_gpu_max_gen),
-    NA("pcie.link.gen.hostmax", NULL, NULL),
-    S("pcie.link.width.current", NULL, NULL, FK_U32, GS_F_PCIE_WIDTH, pcie_width),
-    ST("pcie.link.width.max", NULL, NULL, FK_U32, GS_S_PCIE_MAX_WIDTH, pcie_max_width),
-    /* --- vGPU capability flags */
-    NA("vgpu_driver_capability.heterogenous_multivGPU", NULL, NULL),
-    NA("vgpu_device_capability.fractional_multiVgpu", NULL, NULL),
-    NA("vgpu_device_capability.heterogeneous_timeSlice_profile", NULL, NULL),
-    NA("vgpu_device_capability.heterogeneous_timeSlice_sizes", NULL, NULL),
-    NA("vgpu_device_capability.homogeneous_placements", NULL, NULL),
-    NA("vgpu_device_capability.mig_timeSlicing", NULL, NULL),
-    NA("vgpu_device_capability.mig_timeSlicing_mode", NULL, NULL),
-    /* --- Modes and state flags */
-    S("display_mode", NULL, NULL, FK_ENABLED, GS_F_DISPLAY_MODE, display_mode),
-    S("display_attached", NULL, NULL, FK_YESNO, GS_F_DISPLAY_MODE, display_mode),
-    S("display_active", NULL, NULL, FK_ENABLED, GS_F_DISPLAY_ACTIVE, display_active),
-    S("persistence_mode", NULL, NULL, FK_ENABLED, GS_F_PERSISTENCE, persistence_mode),
-    NA("addressing_mode", NULL, NULL),
-    NA("accounting.mode", NULL, NULL),
-    NA("accounting.buffer_size", NULL, NULL),
-    NA("driver_model.current", NULL, NULL),
-    NA("driver_model.pending", NULL, NULL),
-    NA("gpu_recovery_action", NULL, NULL),
-    NA("gom.current", "gpu_operation_mode.current", NULL),
-    NA("gom.pending", "gpu_operation_mode.pending", NULL),
-    S("compute_mode", NULL, NULL, FK_COMPUTE_MODE, GS_F_COMPUTE_MODE, compute_mode),
-    NA("dramEncryption.mode.current", NULL, NULL),
-    NA("dramEncryption.mode.pending", NULL, NULL),
-    S("ecc.mode.current", NULL, NULL, FK_ENABLED, GS_F_ECC_MODE, ecc_mode_current),
-    S("ecc.mode.pending", NULL, NULL, FK_ENABLED, GS_F_ECC_MODE, ecc_mode_pending),
-    S("mig.mode.current", NULL, NULL, FK_ENABLED, GS_F_MIG_MODE, mig_mode_current),
-    S("mig.mode.pending", NULL, NULL, FK_ENABLED, GS_F_MIG_MODE, mig_mode_pending),
-    NA("gsp.mode.current", NULL, NULL),
-    NA("gsp.mode.default", NULL, NULL),
-    NA("c2c.mode", NULL, NULL),
-    /* --- InfoROM versions */
-    NA("inforom.img", "inforom.image", NULL),
-    NA("inforom.oem", NULL, NULL),
-    NA("inforom.ecc", NULL, NULL),
-    NA("inforom.pwr", "inforom.power", NULL),
-    NA("inforom.checksum_validation", NULL, NULL),
-    /* --- Fan, P-state, temperatures */
-    S("fan.speed", NULL, "%", FK_FAN, GS_F_FAN_SPEED, fan_speed_pct),
-    S("pstate", NULL, NULL, FK_PSTATE, GS_F_PSTATE, pstate),
-    S("temperature.gpu", NULL, NULL, FK_I32, GS_F_TEMP_GPU, temp_gpu_c),
-    NA("temperature.gpu.tlimit", NULL, NULL),
-    S("temperature.memory", NULL, NULL, FK_I32, GS_F_TEMP_MEM, temp_mem_c),
-    /* --- Clock-event (throttle) reasons */
-    ST("clocks_event_reasons.supported", "clocks_throttle_reasons.supported", NULL, FK_HEX64,
-       GS_S_THROTTLE_SUPPORTED, throttle_supported),
-    S("clocks_event_reasons.active", "clocks_throttle_reasons.active", NULL, FK_HEX64, GS_F_THROTTLE,
-      throttle_reasons),
-    EVENT("gpu_idle", GS_THROTTLE_GPU_IDLE),
-    EVENT("applications_clocks_setting", GS_THROTTLE_APP_CLOCKS),
-    EVENT("sw_power_cap", GS_THROTTLE_SW_POWER_CAP),
-    EVENT("hw_slowdown", GS_THROTTLE_HW_SLOWDOWN),
-    EVENT("hw_thermal_slowdown", GS_THROTTLE_HW_THERMAL),
-    EVENT("hw_power_brake_slowdown", GS_THROTTLE_HW_POWER_BRAKE),
-    EVENT("sw_thermal_slowdown", GS_THROTTLE_SW_THERMAL),
-    EVENT("sync_boost", GS_THROTTLE_SYNC_BOOST),
-    NA("clocks_event_reasons_counters.sw_power_cap", NULL, "us"),
-    NA("clocks_event_reasons_counters.sync_boost", NULL, "us"),
-    NA("clocks_event_reasons_counters.sw_thermal_slowdown", NULL, "us"),
-    NA("clocks_event_reasons_counters.hw_thermal_slowdown", NULL, "us"),
-    NA("clocks_event_reasons_counters.hw_power_brake_slowdown", NULL, "us"),
-    /* --- Clocks */
-    S("clocks.current.graphics", "clocks.gr", "MHz", FK_U32, GS_F_CLOCK_GRAPHICS, clock_graphics_mhz),
-    S("clocks.current.sm", "clocks.sm", "MHz", FK_U32, GS_F_CLOCK_SM, clock_sm_mhz),
-    S("clocks.current.memory", "clocks.mem", "MHz", FK_U32, GS_F_CLOCK_MEM, clock_mem_mhz),
-    S("clocks.current.video", "clocks.video", "MHz", FK_U32, GS_F_CLOCK_VIDEO, clock_video_mhz),
-    NA("clocks.applications.graphics", "clocks.applications.gr", "MHz"),
-    NA("clocks.applications.memory", "clocks.applications.mem", "MHz"),
-    NA("clocks.default_applications.graphics", "clocks.default_applications.gr", "MHz"),
-    NA("clocks.default_applications.memory", "clocks.default_applications.mem", "MHz"),
-    ST("clocks.max.graphics", "clocks.max.gr", "MHz", FK_U32, GS_S_CLOCK_MAX_GRAPHICS,
-       clock_max_graphics_mhz),
-    ST("clocks.max.sm", NULL, "MHz", FK_U32, GS_S_CLOCK_MAX_SM, clock_max_sm_mhz),
-    ST("clocks.max.memory", "clocks.max.mem", "MHz", FK_U32, GS_S_CLOCK_MAX_MEM, clock_max_mem_mhz),
-    /* --- Memory */
-    S("memory.total", NULL, "MiB", FK_MIB, GS_F_MEM_TOTAL, mem_total_bytes),
-    S("memory.reserved", NULL, "MiB", FK_MIB, GS_F_MEM_RESERVED, mem_reserved_bytes),
-    S("memory.used", NULL, "MiB", FK_MIB, GS_F_MEM_USED, mem_used_bytes),
-    S("memory.free", NULL, "MiB", FK_MIB, GS_F_MEM_FREE, mem_free_bytes),
-    NA("protected_memory.total", NULL, "MiB"),
-    NA("protected_memory.used", NULL, "MiB"),
-    NA("protected_memory.free", NULL, "MiB"),
-    /* --- Utilization and encoder stats */
-    S("utilization.gpu", NULL, "%", FK_U32, GS_F_GPU_UTIL, gpu_util_pct),
-    S("utilization.memory", NULL, "%", FK_U32, GS_F_MEM_UTIL, mem_util_pct),
-    S("utilization.encoder", NULL, "%", FK_U32, GS_F_ENC_UTIL, enc_util_pct),
-    S("utilization.decoder", NULL, "%", FK_U32, GS_F_DEC_UTIL, dec_util_pct),
-    NA("utilization.jpeg", NULL, "%"),
-    NA("utilization.ofa", NULL, "%"),
-    NA("encoder.stats.sessionCount", NULL, NULL),
-    NA("encoder.stats.averageFps", NULL, NULL),
-    NA("encoder.stats.averageLatency", NULL, NULL),
-    /* --- Power and limits */
-    NA("power.management", NULL, NULL),
-    S("power.draw", NULL, "W", FK_WATTS, GS_F_POWER, power_mw),
-    NA("power.draw.average", "gpu.power.draw.average", "W"),
-    NA("power.draw.instant", "gpu.power.draw.instant", "W"),
-    S("power.limit", "gpu.power.requested_limit", "W", FK_WATTS, GS_F_POWER_LIMIT, power_limit_mw),
-    S("enforced.power.limit", "gpu.power.current_limit", "W", FK_WATTS, GS_F_POWER_ENFORCED,
-      power_enforced_limit_mw),
-    ST("power.default_limit", "gpu.power.default_limit", "W", FK_WATTS, GS_S_POWER_DEFAULT,
-       power_default_limit_mw),
-    ST("power.min_limit", "gpu.power.min_limit", "W", FK_WATTS, GS_S_POWER_MINMAX, power_min_limit_mw),
-    ST("power.max_limit", "gpu.power.max_limit", "W", FK_WATTS, GS_S_POWER_MINMAX, power_max_limit_mw),
-    NA("module.power.draw.average", NULL, "W"),
-    NA("module.power.draw.instant", NULL, "W"),
-    NA("module.power.limit", "module.power.requested_limit", "W"),
-    NA("module.enforced.power.limit", "module.power.current_limit", "W"),
-    NA("module.power.default_limit", NULL, "W"),
-    NA("module.power.min_limit", NULL, "W"),
-    NA("module.power.max_limit", NULL, "W"),
-    NA("gpu.base.current", NULL, "W"),
-    NA("gpu.base.requested", NULL, "W"),
-    NA("gpu.base.default", NULL, "W"),
-    NA("gpu.base.min", NULL, "W"),
-    NA("gpu.base.max", NULL, "W"),
-    NA("edpp_multiplier", NULL, "%"),
-    /* --- Power smoothing (datacenter parts; set varies by driver branch) */
-    NA("power_smoothing.tmp_floor", NULL, "W"),
-    NA("power_smoothing.tmp_ceil", NULL, "W"),
-    NA("power_smoothing.hw_lifetime_remaining_percent", NULL, "%"),
-    NA("power_smoothing.enabled", NULL, NULL),
-    NA("power_smoothing.delayed_power_smoothing_supported", NULL, NULL),
-    NA("power_smoothing.soc_power_smoothing_enabled", NULL, NULL),
-    NA("power_smoothing.priv_level", NULL, NULL),
-    NA("power_smoothing.imm_ramp_down", NULL, NULL),
-    NA("power_smoothing.max_percent_tmp_floor", NULL, "%"),
-    NA("power_smoothing.min_percent_tmp_floor", NULL, "%"),
-    NA("power_smoothing.primary_power_floor", NULL, "W"),
-    NA("power_smoothing.secondary_power_floor", NULL, "W"),
-    NA("power_smoothing.min_primary_floor_activation_offset", NULL, "W"),
-    NA("power_smoothing.min_primary_floor_activation_point", NULL, "W"),
-    NA("power_smoothing.window_multiplier", NULL, "ms"),
-    NA("power_smoothing.num_preset_profiles", NULL, NULL),
-    NA("power_smoothing.curr_profile.percent_tmp_floor", NULL, "%"),
-    NA("power_smoothing.curr_profile.ramp_up_rate", NULL, "W/s"),
-    NA("power_smoothing.curr_profile.ramp_down_rate", NULL, "W/s"),
-    NA("power_smoothing.curr_profile.ramp_down_hysteresis", NULL, "ms"),
-    NA("power_smoothing.curr_profile.secondary_power_floor", NULL, "W"),
-    NA("power_smoothing.curr_profile.primary_floor_act_window_multiplier", NULL, NULL),
-    NA("power_smoothing.curr_profile.primary_floor_tar_window_multiplier", NULL, NULL),
-    NA("power_smoothing.curr_profile.primary_floor_act_offset", NULL, "W"),
-    NA("power_smoothing.active_profile", NULL, NULL),
-    NA("power_smoothing.admin_override.percent_tmp_floor", NULL, "%"),
-    NA("power_smoothing.admin_override.ramp_up_rate", NULL, "W/s"),
-    NA("power_smoothing.admin_override.ramp_down_rate", NULL, "W/s"),
-    NA("power_smoothing.admin_override.ramp_down_hysteresis", NULL, "ms"),
-    NA("power_smoothing.admin_override.secondary_power_floor", NULL, "W"),
-    NA("power_smoothing.admin_override.primary_floor_act_window_multiplier", NULL, NULL),
-    NA("power_smoothing.admin_override.primary_floor_tar_window_multiplier", NULL, NULL),
-    NA("power_smoothing.admin_override.primary_floor_act_offset", NULL, "W"),
-    /* --- ECC error counters */
-    NA("ecc.errors.corrected.volatile.device_memory", NULL, NULL),
-    NA("ecc.errors.corrected.volatile.dram", NULL, NULL),
-    NA("ecc.errors.corrected.volatile.register_file", NULL, NULL),
-    NA("ecc.errors.corrected.volatile.l1_cache", NULL, NULL),
-    NA("ecc.errors.corrected.volatile.l2_cache", NULL, NULL),
-    NA("ecc.errors.corrected.volatile.texture_memory", NULL, NULL),
-    NA("ecc.errors.corrected.volatile.cbu", NULL, NULL),
-    NA("ecc.errors.corrected.volatile.sram", NULL, NULL),
-    S("ecc.errors.corrected.volatile.total", NULL, NULL, FK_U64, GS_F_ECC_VOL_CORR, ecc_vol_corrected),
-    NA("ecc.errors.corrected.aggregate.device_memory", NULL, NULL),
-    NA("ecc.errors.corrected.aggregate.dram", NULL, NULL),
-    NA("ecc.errors.corrected.aggregate.register_file", NULL, NULL),
-    NA("ecc.errors.corrected.aggregate.l1_cache", NULL, NULL),
-    NA("ecc.errors.corrected.aggregate.l2_cache", NULL, NULL),
-    NA("ecc.errors.corrected.aggregate.texture_memory", NULL, NULL),
-    NA("ecc.errors.corrected.aggregate.cbu", NULL, NULL),
-    NA("ecc.errors.corrected.aggregate.sram", NULL, NULL),
-    S("ecc.errors.corrected.aggregate.total", NULL, NULL, FK_U64, GS_F_ECC_AGG_CORR, ecc_agg_corrected),
-    NA("ecc.errors.uncorrected.volatile.device_memory", NULL, NULL),
-    NA("ecc.errors.uncorrected.volatile.dram", NULL, NULL),
-    NA("ecc.errors.uncorrected.volatile.register_file", NULL, NULL),
-    NA("ecc.errors.uncorrected.volatile.l1_cache", NULL, NULL),
-    NA("ecc.errors.uncorrected.volatile.l2_cache", NULL, NULL),
-    NA("ecc.errors.uncorrected.volatile.texture_memory", NULL, NULL),
-    NA("ecc.errors.uncorrected.volatile.cbu", NULL, NULL),
-    NA("ecc.errors.uncorrected.volatile.sram", NULL, NULL),
-    S("ecc.errors.uncorrected.volatile.total", NULL, NULL, FK_U64, GS_F_ECC_VOL_UNCORR, ecc_vol_uncorrected),
-    NA("ecc.errors.uncorrected.aggregate.device_memory", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.dram", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.register_file", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.l1_cache", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.l2_cache", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.texture_memory", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.cbu", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.sram", NULL, NULL),
-    S("ecc.errors.uncorrected.aggregate.total", NULL, NULL, FK_U64, GS_F_ECC_AGG_UNCORR, ecc_agg_uncorrected),
-    NA("ecc.errors.uncorrected.volatile.sram.parity", NULL, NULL),
-    NA("ecc.errors.uncorrected.volatile.sram.secded", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.sram.parity", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.sram.secded", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.sram.thresholdExceeded", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.sram.l2", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.sram.sm", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.sram.mcu", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.sram.pcie", NULL, NULL),
-    NA("ecc.errors.uncorrected.aggregate.sram.other", NULL, NULL),
-    /* --- Retired pages and row remapping */
-    S("retired_pages.single_bit_ecc.count", "retired_pages.sbe", NULL, FK_U32, GS_F_RETIRED_SBE,
-      retired_sbe_pages),
-    S("retired_pages.double_bit.count", "retired_pages.dbe", NULL, FK_U32, GS_F_RETIRED_DBE,
-      retired_dbe_pages),
-    S("retired_pages.pending", NULL, NULL, FK_YESNO, GS_F_RETIRED_PENDING, retired_pending),
-    S("remapped_rows.correctable", "remapped_rows.sbe", NULL, FK_U32, GS_F_REMAP_CORR, remap_corr_rows),
-    NA("remapped_rows.correctable_inactive", NULL, NULL),
-    S("remapped_rows.uncorrectable", "remapped_rows.dbe", NULL, FK_U32, GS_F_REMAP_UNCORR, remap_uncorr_rows),
-    NA("remapped_rows.uncorrectable_inactive", NULL, NULL),
-    S("remapped_rows.pending", NULL, NULL, FK_YESNO, GS_F_REMAP_PENDING, remap_pending),
-    S("remapped_rows.failure", NULL, NULL, FK_YESNO, GS_F_REMAP_FAILED, remap_failed),
-    NA("remapped_rows.histogram.max", NULL, NULL),
-    NA("remapped_rows.histogram.high", NULL, NULL),
-    NA("remapped_rows.histogram.partial", NULL, NULL),
-    NA("remapped_rows.histogram.low", NULL, NULL),
-    NA("remapped_rows.histogram.none", NULL, NULL),
-    /* --- NVLink fabric and platform (rack systems) */
-    NA("fabric.state", NULL, NULL),
-    NA("fabric.status", NULL, NULL),
-    NA("fabric.cliqueId", NULL, NULL),
-    NA("fabric.clusterUuid", NULL, NULL),
-    NA("fabric.health.summary", NULL, NULL),
-    NA("fabric.health.bandwidth", NULL, NULL),
-    NA("fabric.health.route_recovery_in_progress", NULL, NULL),
-    NA("fabric.health.route_unhealthy", NULL, NULL),
-    NA("fabric.health.access_timeout_recovery", NULL, NULL),
-    NA("fabric.health.incorrect_configuration", NULL, NULL),
-    NA("fabric.health.partition_assigned", NULL, NULL),
-    NA("platform.chassis_serial_number", NULL, NULL),
-    NA("platform.slot_number", NULL, NULL),
-    NA("platform.tray_index", NULL, NULL),
-    NA("platform.host_id", NULL, NULL),
-    NA("platform.peer_type", NULL, NULL),
-    NA("platform.module_id", NULL, NULL),
-    NA("platform.gpu_fabric_guid", NULL, NULL),
-    /* --- gpuscope extensions (not nvidia-smi names; see docs/QUERY.md) */
-    EXT("pcie.throughput.tx", "KB/s", GS_F_PCIE_TX, pcie_tx_kbps),
-    EXT("pcie.throughput.rx", "KB/s", GS_F_PCIE_RX, pcie_rx_kbps),
-    EXT("pcie.replay_counter", NULL, GS_F_PCIE_REPLAY, pcie_replay_count),
-};
-
-static const struct gs_field_def app_fields[] = {
-    SNAP("timestamp", NULL, NULL, FK_TIMESTAMP),
-    ST("gpu_name", NULL, NULL, FK_STR, GS_S_NAME, name),
-    ST("gpu_bus_id", NULL, NULL, FK_STR, GS_S_PCI, pci_bus_id),
-    ST("gpu_serial", NULL, NULL, FK_STR, GS_S_SERIAL, serial),
-    ST("gpu_uuid", NULL, NULL, FK_STR, GS_S_UUID, uuid),
-    P("pid", NULL, NULL, FK_PID),
-    P("process_name", "name", NULL, FK_PNAME),
-    P("used_gpu_memory", "used_memory", "MiB", FK_PMEM),
-};
-
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
 static const struct gs_field_def *table_of(enum gs_query_kind kind, size_t *n)
 {
     if (kind == GS_QUERY_COMPUTE_APPS) {
-        *n = NELEM(app_fields);
-        return app_fields;
+        *n = gs_app_fields_count;
+        return gs_app_fields;
     }
-    *n = NELEM(gpu_fields);
-    return gpu_fields;
+    *n = gs_gpu_fields_count;
+    return gs_gpu_fields;
 }
 
 static const char *query_option(enum gs_query_kind kind)
@@ -376,7 +33,7 @@ static const char *query_option(enum gs_query_kind kind)
     return kind == GS_QUERY_COMPUTE_APPS ? "--query-compute-apps" : "--query-gpu";
 }
 
-/* ---- 2. field lists ----------------------------------------------------------------------- */
+/* ---- 1. field lists ----------------------------------------------------------------------- */
 
 unsigned gs_edit_distance(const char *a, const char *b, unsigned cap)
 {
@@ -606,7 +263,7 @@ void gs_fields_help(enum gs_query_kind kind, void (*line)(void *arg, const char 
     }
 }
 
-/* ---- 3. values ---------------------------------------------------------------------------- */
+/* ---- 2. values ---------------------------------------------------------------------------- */
 
 const char *gs_field_status_str(enum gs_status st)
 {

@@ -3,12 +3,17 @@
  * hostproc.c - host facts for GPU processes, read from /proc (see hostproc.h).
  *
  * Cost model (this runs once per GPU process per tick, so it is the sampler's
- * hot path): a PID already known costs one read of /proc/PID/stat and nothing
- * else. On procfs that read is a pread(2) on a descriptor kept open across
- * ticks (about 2.5x cheaper than open+read+close, and the descriptor pins the
- * process: once it is reaped the read fails with ESRCH even if the PID number
- * is reused). Command line, user and container are read once per PID + start
- * time. No stdio, no heap on the hot path: stack buffers and plain read(2).
+ * hot path). First sight of a PID: stat, cmdline, status and cgroup, once per
+ * PID + start time. After that, on our own procfs, a tick costs two cheap
+ * calls per PID: the process CPU clock (clock_gettime on the PID's CPU clock:
+ * all threads, in ns, about 4x cheaper than formatting /proc/PID/stat) and a
+ * pread(2) of PID/statm on a descriptor kept open across ticks. The kept
+ * descriptor pins the process: once it is reaped the read fails (ESRCH) even
+ * if the PID number was reused, so identity needs no start-time check per
+ * tick; comm, parent and group are re-read from stat every 5 s. On another
+ * namespace's procfs (a host /proc mounted into a container) the kept
+ * descriptor is PID/stat instead; on a fixture tree every tick reads stat.
+ * No stdio, no heap on the hot path: stack buffers and plain read(2).
  *
  * Contents:
  *   1. small helpers (reading files relative to the root, numbers)
@@ -30,6 +35,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/vfs.h>
+#include <time.h>
 #include <unistd.h>
 
 #define HP_PROC_SUPER_MAGIC 0x9fa0 /* statfs f_type of procfs */
@@ -38,6 +44,7 @@
 #define HP_STATUS_BUF 1024         /* the Uid: line is within the first ~400 bytes */
 #define HP_MIN_SLOTS 64u
 #define HP_MAX_KEPT_FDS 4096u
+#define HP_STAT_REFRESH_NS UINT64_C(5000000000) /* comm, parent, group: re-read this often */
 
 /* Host fields this module owns in struct gs_proc (the rest are NVML's). */
 #define HP_HOST_MASK                                                                              \
@@ -48,13 +55,14 @@
 struct hp_rec {
     uint32_t pid;
     uint64_t seen_tick;      /* hp->tick when host was last filled; 0 = never */
-    int stat_fd;             /* kept-open PID/stat on procfs, or -1 */
+    int live_fd;             /* kept PID/statm (own namespace) or PID/stat (other procfs), or -1 */
     bool ever_visible;       /* read fine at least once (so a vanishing is "exited") */
     bool identity_known;     /* user/cmdline/container below belong to start_ticks */
-    bool cpu_prev_ok;        /* prev_cpu_ticks/prev_ns hold a reading */
+    bool cpu_prev_ok;        /* prev_cpu_ns/prev_ns hold a reading */
     uint64_t start_ticks;    /* clock ticks after boot: with pid, the process identity */
-    uint64_t prev_cpu_ticks; /* utime + stime at prev_ns */
-    uint64_t prev_ns;        /* CLOCK_MONOTONIC of the previous reading */
+    uint64_t stat_ns;        /* CLOCK_MONOTONIC when comm/ppid/pgid were last read */
+    uint64_t prev_cpu_ns;    /* CPU time used by all threads at prev_ns */
+    uint64_t prev_ns;        /* CLOCK_MONOTONIC of the previous CPU reading */
     struct gs_proc host;     /* host fields and host_vis as of seen_tick */
 };
 
@@ -71,6 +79,7 @@ struct hp_user {
 struct gs_hostproc {
     int root_fd;             /* O_PATH directory of the proc root, or -1 */
     bool is_procfs;          /* root is a real procfs: descriptors may be kept */
+    bool own_ns;             /* ... of our own PID namespace: PIDs are ours to clock_gettime */
     long clk_tck;            /* sysconf(_SC_CLK_TCK) */
     long page_bytes;         /* sysconf(_SC_PAGESIZE) */
     bool btime_ok;
@@ -474,7 +483,7 @@ static struct hp_rec *hp_lookup_add(struct gs_hostproc *hp, uint32_t pid)
     if (!rec)
         return NULL;
     rec->pid = pid;
-    rec->stat_fd = -1;
+    rec->live_fd = -1;
     sl->pid = pid;
     sl->rec = rec;
     hp->nrecs++;
@@ -483,8 +492,8 @@ static struct hp_rec *hp_lookup_add(struct gs_hostproc *hp, uint32_t pid)
 
 static void hp_rec_free(struct gs_hostproc *hp, struct hp_rec *rec)
 {
-    if (rec->stat_fd >= 0) {
-        close(rec->stat_fd);
+    if (rec->live_fd >= 0) {
+        close(rec->live_fd);
         hp->kept_fds--;
     }
     free(rec);
@@ -549,32 +558,27 @@ static void hp_user_name(struct gs_hostproc *hp, uint32_t uid, char *name, size_
 #define HP_IDENTITY_MASK                                                                          \
     ((1u << GS_P_USER) | (1u << GS_P_COMM) | (1u << GS_P_CONTAINER) | (1u << GS_P_POD))
 
-/* PID/stat: pread on the kept descriptor, else open (and keep it if allowed). */
-static ssize_t hp_read_stat(struct gs_hostproc *hp, struct hp_rec *r, char *buf, size_t cap)
+/* The kernel's CPU clock of a whole process (all threads, nanoseconds):
+ * MAKE_PROCESS_CPUCLOCK(pid, CPUCLOCK_SCHED), the stable ABI glibc's
+ * clock_getcpuclockid() computes (it then spends a syscall validating it). */
+static int hp_cpu_ns(uint32_t pid, uint64_t *out)
 {
-    ssize_t n;
-    int fd;
+    clockid_t id = (clockid_t)((~(unsigned)pid << 3) | 2u);
+    struct timespec ts;
 
-    if (r->stat_fd >= 0) {
-        n = hp_pread_all(r->stat_fd, buf, cap - 1);
-        if (n > 0)
-            return n;
-        /* ESRCH: that process was reaped; the PID may already be another one's. */
-        close(r->stat_fd);
-        r->stat_fd = -1;
+    if (clock_gettime(id, &ts) < 0)
+        return -1;
+    *out = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+    return 0;
+}
+
+static void hp_drop_fd(struct gs_hostproc *hp, struct hp_rec *r)
+{
+    if (r->live_fd >= 0) {
+        close(r->live_fd);
+        r->live_fd = -1;
         hp->kept_fds--;
     }
-    fd = hp_open_pid_file(hp->root_fd, r->pid, "stat");
-    if (fd < 0)
-        return -errno;
-    n = hp_pread_all(fd, buf, cap - 1);
-    if (n > 0 && hp->is_procfs && hp->kept_fds < hp->max_kept_fds) {
-        r->stat_fd = fd;
-        hp->kept_fds++;
-    } else {
-        close(fd);
-    }
-    return n;
 }
 
 /* /proc/PID cannot be read. A process we saw before has exited (keep what
@@ -635,7 +639,30 @@ static int hp_load_identity(struct gs_hostproc *hp, struct hp_rec *r)
     return 0;
 }
 
-static void hp_apply_stat(struct gs_hostproc *hp, struct hp_rec *r, const struct gs_proc_stat *st)
+/* CPU % over the time since the previous reading of the same kind. */
+static void hp_update_cpu(struct gs_hostproc *hp, struct hp_rec *r, uint64_t cpu_ns)
+{
+    struct gs_proc *h = &r->host;
+
+    if (r->cpu_prev_ok && hp->now_ns > r->prev_ns && cpu_ns >= r->prev_cpu_ns) {
+        h->cpu_pct = 100.0 * (double)(cpu_ns - r->prev_cpu_ns) / (double)(hp->now_ns - r->prev_ns);
+        gs_proc_set(h, GS_P_CPU);
+    }
+    r->prev_cpu_ns = cpu_ns;
+    r->prev_ns = hp->now_ns;
+    r->cpu_prev_ok = true;
+}
+
+static void hp_set_start(struct gs_hostproc *hp, struct gs_proc *h)
+{
+    if (gs_proc_has(h, GS_P_START))
+        h->age_s = hp->now_s > h->start_time ? (uint64_t)(hp->now_s - h->start_time) : 0;
+}
+
+/* Facts from a parsed stat: comm, parent, group, start; CPU and RSS only when
+ * stat is this handle's per-tick source (a fixture tree, another namespace). */
+static void hp_apply_stat(struct gs_hostproc *hp, struct hp_rec *r, const struct gs_proc_stat *st,
+                          bool live)
 {
     struct gs_proc *h = &r->host;
 
@@ -644,21 +671,80 @@ static void hp_apply_stat(struct gs_hostproc *hp, struct hp_rec *r, const struct
     h->ppid = st->ppid;
     h->pgid = st->pgid;
     gs_proc_set(h, GS_P_PARENT);
-    h->rss_bytes = st->rss_pages * (uint64_t)hp->page_bytes;
-    gs_proc_set(h, GS_P_RSS);
     if (hp->btime_ok) {
         h->start_time = hp->btime_s + (int64_t)(st->start_ticks / (uint64_t)hp->clk_tck);
-        h->age_s = hp->now_s > h->start_time ? (uint64_t)(hp->now_s - h->start_time) : 0;
         gs_proc_set(h, GS_P_START);
+        hp_set_start(hp, h);
     }
-    if (r->cpu_prev_ok && hp->now_ns > r->prev_ns && st->cpu_ticks >= r->prev_cpu_ticks) {
-        double cpu_s = (double)(st->cpu_ticks - r->prev_cpu_ticks) / (double)hp->clk_tck;
-        h->cpu_pct = 100.0 * cpu_s * 1e9 / (double)(hp->now_ns - r->prev_ns);
-        gs_proc_set(h, GS_P_CPU);
+    r->stat_ns = hp->now_ns;
+    if (!live)
+        return;
+    h->rss_bytes = st->rss_pages * (uint64_t)hp->page_bytes;
+    gs_proc_set(h, GS_P_RSS);
+    hp_update_cpu(hp, r, st->cpu_ticks * (1000000000u / (uint64_t)hp->clk_tck));
+}
+
+/* RSS from PID/statm ("size resident shared ..." in pages). */
+static void hp_apply_statm(struct gs_hostproc *hp, struct gs_proc *h, const char *buf, size_t n)
+{
+    const char *end = buf + n, *s = hp_skip_field(buf, end);
+    uint64_t pages;
+
+    h->valid &= ~(1u << GS_P_RSS);
+    if (s && hp_field_u64(s, end, &pages)) {
+        h->rss_bytes = pages * (uint64_t)hp->page_bytes;
+        gs_proc_set(h, GS_P_RSS);
     }
-    r->prev_cpu_ticks = st->cpu_ticks;
-    r->prev_ns = hp->now_ns;
-    r->cpu_prev_ok = true;
+}
+
+/* A fresh stat read for comm/parent/group, every HP_STAT_REFRESH_NS. */
+static void hp_refresh_stat_facts(struct gs_hostproc *hp, struct hp_rec *r)
+{
+    char buf[HP_STAT_BUF];
+    struct gs_proc_stat st;
+    ssize_t n = hp_read_pid_file(hp->root_fd, r->pid, "stat", buf, sizeof(buf));
+
+    r->stat_ns = hp->now_ns; /* also on failure: try again next period */
+    if (n > 0 && gs_hostproc_parse_stat(buf, (size_t)n, &st) == 0 && st.start_ticks == r->start_ticks) {
+        hp_sanitize(st.comm);
+        hp_apply_stat(hp, r, &st, false);
+    }
+}
+
+/* The kept descriptor, which pins the process: 0 when it answered, -1 when
+ * the process behind it is gone (then the caller looks the PID up afresh). */
+static int hp_refresh_kept(struct gs_hostproc *hp, struct hp_rec *r)
+{
+    char buf[HP_STAT_BUF];
+    struct gs_proc_stat st;
+    uint64_t cpu_ns = 0;
+    /* CPU clock first: if the pinned process still answers afterwards, the
+     * PID number still belonged to it when the clock was read. */
+    bool cpu_ok = hp->own_ns && hp_cpu_ns(r->pid, &cpu_ns) == 0;
+    ssize_t n = hp_pread_all(r->live_fd, buf, sizeof(buf) - 1);
+
+    if (n <= 0) {
+        hp_drop_fd(hp, r);
+        return -1;
+    }
+    if (!hp->own_ns) { /* another namespace's procfs: stat is the source */
+        if (gs_hostproc_parse_stat(buf, (size_t)n, &st) < 0 || st.start_ticks != r->start_ticks) {
+            hp_drop_fd(hp, r);
+            return -1;
+        }
+        hp_sanitize(st.comm);
+        hp_apply_stat(hp, r, &st, true);
+        return 0;
+    }
+    hp_apply_statm(hp, &r->host, buf, (size_t)n);
+    if (cpu_ok)
+        hp_update_cpu(hp, r, cpu_ns);
+    else
+        r->host.valid &= ~(1u << GS_P_CPU);
+    hp_set_start(hp, &r->host);
+    if (hp->now_ns - r->stat_ns >= HP_STAT_REFRESH_NS)
+        hp_refresh_stat_facts(hp, r);
+    return 0;
 }
 
 /* stat was read but does not parse (truncated, unexpected kernel): the process
@@ -685,39 +771,85 @@ static void hp_refresh_unparsed(struct gs_hostproc *hp, struct hp_rec *r)
     r->ever_visible = true;
 }
 
-static void hp_refresh(struct gs_hostproc *hp, struct hp_rec *r)
+/* On procfs, open the descriptor later ticks read (statm in our own PID
+ * namespace, stat in another), within the descriptor budget. It is opened
+ * BEFORE stat is read, so it pins the process stat then describes (or an
+ * older one, which the next tick notices). */
+static void hp_keep_fd(struct gs_hostproc *hp, struct hp_rec *r)
+{
+    if (r->live_fd >= 0 || !hp->is_procfs || hp->kept_fds >= hp->max_kept_fds)
+        return;
+    r->live_fd = hp_open_pid_file(hp->root_fd, r->pid, hp->own_ns ? "statm" : "stat");
+    if (r->live_fd >= 0)
+        hp->kept_fds++;
+}
+
+/* Our own PID namespace: CPU from the process CPU clock (all threads, in ns),
+ * RSS from statm (read on the kept descriptor when there is one). */
+static void hp_refresh_own(struct gs_hostproc *hp, struct hp_rec *r)
+{
+    char buf[HP_STAT_BUF];
+    uint64_t cpu_ns = 0;
+    bool cpu_ok = hp_cpu_ns(r->pid, &cpu_ns) == 0;
+    ssize_t n = r->live_fd >= 0 ? hp_pread_all(r->live_fd, buf, sizeof(buf) - 1)
+                                : hp_read_pid_file(hp->root_fd, r->pid, "statm", buf, sizeof(buf));
+
+    if (n <= 0) { /* vanished between the reads */
+        hp_drop_fd(hp, r);
+        hp_mark_gone(r, n < 0 ? (int)-n : ESRCH);
+        return;
+    }
+    hp_apply_statm(hp, &r->host, buf, (size_t)n);
+    if (cpu_ok)
+        hp_update_cpu(hp, r, cpu_ns);
+    else
+        r->host.valid &= ~(1u << GS_P_CPU);
+}
+
+/* First sight of a PID, or its kept descriptor went stale: read it all. */
+static void hp_refresh_full(struct gs_hostproc *hp, struct hp_rec *r)
 {
     char buf[HP_STAT_BUF];
     struct gs_proc_stat st;
-    ssize_t n = hp_read_stat(hp, r, buf, sizeof(buf));
+    ssize_t n;
 
-    if (n < 0) {
-        hp_mark_gone(r, (int)-n);
-        return;
-    }
-    if (gs_hostproc_parse_stat(buf, (size_t)n, &st) < 0) {
-        hp_refresh_unparsed(hp, r);
+    hp_keep_fd(hp, r);
+    n = hp_read_pid_file(hp->root_fd, r->pid, "stat", buf, sizeof(buf));
+    if (n < 0 || gs_hostproc_parse_stat(buf, (size_t)n, &st) < 0) {
+        hp_drop_fd(hp, r);
+        if (n < 0)
+            hp_mark_gone(r, (int)-n);
+        else
+            hp_refresh_unparsed(hp, r);
         return;
     }
     hp_sanitize(st.comm);
     r->ever_visible = true; /* from here on, vanishing means "exited" */
-    /* A new process behind the PID (other start time), or one that exec'd
-     * (exec renames comm): what we cached is not about it. */
-    if (!r->identity_known || r->start_ticks != st.start_ticks || strcmp(r->host.comm, st.comm)) {
-        if (r->start_ticks != st.start_ticks) {
+    if (!r->identity_known || r->start_ticks != st.start_ticks) {
+        if (r->start_ticks != st.start_ticks) { /* a new process behind the PID */
             r->cpu_prev_ok = false;
             r->host.valid &= ~HP_HOST_MASK;
         }
         r->identity_known = false;
-        if (hp_load_identity(hp, r) < 0)
+        if (hp_load_identity(hp, r) < 0) {
+            hp_drop_fd(hp, r);
             return;
+        }
         r->start_ticks = st.start_ticks;
         r->identity_known = true;
     }
-    hp_apply_stat(hp, r, &st);
     r->host.host_vis = GS_HOST_VISIBLE;
+    hp_apply_stat(hp, r, &st, !hp->own_ns);
+    if (hp->own_ns)
+        hp_refresh_own(hp, r);
 }
 
+static void hp_refresh(struct gs_hostproc *hp, struct hp_rec *r)
+{
+    if (r->live_fd >= 0 && hp_refresh_kept(hp, r) == 0)
+        return;
+    hp_refresh_full(hp, r);
+}
 static void hp_copy_host(struct gs_proc *dst, const struct gs_proc *src)
 {
     dst->valid = (dst->valid & ~HP_HOST_MASK) | (src->valid & HP_HOST_MASK);
@@ -747,6 +879,20 @@ static uint32_t hp_fd_budget(void)
     return rl.rlim_cur / 4 < HP_MAX_KEPT_FDS ? (uint32_t)(rl.rlim_cur / 4) : HP_MAX_KEPT_FDS;
 }
 
+/* Is this procfs our own PID namespace's? Its "self" link then names us.
+ * (A host /proc mounted into a container names our host PID instead.) */
+static bool hp_is_own_ns(int root_fd)
+{
+    char link[24], want[24];
+    ssize_t n = readlinkat(root_fd, "self", link, sizeof(link) - 1);
+
+    if (n <= 0)
+        return false;
+    link[n] = '\0';
+    snprintf(want, sizeof(want), "%ld", (long)getpid());
+    return !strcmp(link, want);
+}
+
 int gs_hostproc_open(struct gs_hostproc **out, const char *proc_root)
 {
     struct gs_hostproc *hp = calloc(1, sizeof(*hp));
@@ -765,6 +911,7 @@ int gs_hostproc_open(struct gs_hostproc **out, const char *proc_root)
     hp->root_fd = open(proc_root ? proc_root : "/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
     hp->is_procfs = hp->root_fd >= 0 && fstatfs(hp->root_fd, &sfs) == 0 &&
                     sfs.f_type == HP_PROC_SUPER_MAGIC;
+    hp->own_ns = hp->is_procfs && hp_is_own_ns(hp->root_fd);
     hp->clk_tck = sysconf(_SC_CLK_TCK);
     if (hp->clk_tck <= 0)
         hp->clk_tck = 100;
@@ -806,7 +953,7 @@ void gs_hostproc_fill(struct gs_hostproc *hp, struct gs_proc *p)
     if (!r) { /* out of memory: read it uncached rather than not at all */
         memset(&tmp, 0, sizeof(tmp));
         tmp.pid = p->pid;
-        tmp.stat_fd = -1;
+        tmp.live_fd = -1;
         r = &tmp;
     }
     if (r->seen_tick != hp->tick) {
@@ -814,10 +961,8 @@ void gs_hostproc_fill(struct gs_hostproc *hp, struct gs_proc *p)
         r->seen_tick = hp->tick;
     }
     hp_copy_host(p, &r->host);
-    if (r == &tmp && tmp.stat_fd >= 0) {
-        close(tmp.stat_fd);
-        hp->kept_fds--;
-    }
+    if (r == &tmp)
+        hp_drop_fd(hp, &tmp);
 }
 
 void gs_hostproc_end(struct gs_hostproc *hp)

@@ -480,10 +480,11 @@ static void test_identity_cache_and_recycle(void **state)
     write_file(t, 2002, "cmdline", "changed", 8);
     p = tick_one(hp, 2000, 2002);
     assert_string_equal(p.cmdline, "first");
-    /* exec renames comm: read again */
+    /* comm may change (prctl): it is re-read, the command line stays cached
+     * (a process that execs loses its GPU context, so NVML shows a new one) */
     write_stat(t, 2002, "newname", 0, 500);
     p = tick_one(hp, 3000, 2002);
-    assert_string_equal(p.cmdline, "changed");
+    assert_string_equal(p.cmdline, "first");
     assert_string_equal(p.comm, "newname");
     /* a recycled PID (new start time) is a new process */
     write_file(t, 2002, "cmdline", "second", 7);
@@ -491,6 +492,7 @@ static void test_identity_cache_and_recycle(void **state)
     p = tick_one(hp, 4000, 2002);
     assert_string_equal(p.cmdline, "second");
     assert_false(gs_proc_has(&p, GS_P_CPU)); /* no delta across processes */
+    assert_int_equal(p.start_time, FIXTURE_BTIME + 900 / clk_tck());
     gs_hostproc_close(hp);
 }
 

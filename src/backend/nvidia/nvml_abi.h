@@ -429,4 +429,69 @@ typedef nvmlReturn_t (*nvmlEventSetWait_fn)(nvmlEventSet_t set, nvmlEventData_t 
                                             unsigned int timeoutms);
 typedef nvmlReturn_t (*nvmlEventSetFree_fn)(nvmlEventSet_t set);
 
+/* ---- additions for the simulator's exports (sim/); additive ------------------ */
+typedef enum {
+    NVML_CLOCK_ID_CURRENT = 0,
+    NVML_CLOCK_ID_APP_CLOCK_TARGET = 1,
+    NVML_CLOCK_ID_APP_CLOCK_DEFAULT = 2,
+    NVML_CLOCK_ID_CUSTOMER_BOOST_MAX = 3,
+    NVML_CLOCK_ID_COUNT
+} nvmlClockId_t;
+
+typedef enum {
+    NVML_MEMORY_LOCATION_L1_CACHE = 0,
+    NVML_MEMORY_LOCATION_L2_CACHE = 1,
+    NVML_MEMORY_LOCATION_DEVICE_MEMORY = 2, /* also "DRAM" */
+    NVML_MEMORY_LOCATION_REGISTER_FILE = 3,
+    NVML_MEMORY_LOCATION_TEXTURE_MEMORY = 4,
+    NVML_MEMORY_LOCATION_TEXTURE_SHM = 5,
+    NVML_MEMORY_LOCATION_CBU = 6,
+    NVML_MEMORY_LOCATION_SRAM = 7,
+    NVML_MEMORY_LOCATION_COUNT
+} nvmlMemoryLocation_t;
+
+typedef enum {
+    NVML_GPU_VIRTUALIZATION_MODE_NONE = 0,
+    NVML_GPU_VIRTUALIZATION_MODE_PASSTHROUGH = 1,
+    NVML_GPU_VIRTUALIZATION_MODE_VGPU = 2,
+    NVML_GPU_VIRTUALIZATION_MODE_HOST_VGPU = 3,
+    NVML_GPU_VIRTUALIZATION_MODE_HOST_VSGA = 4
+} nvmlGpuVirtualizationMode_t;
+
+typedef enum { NVML_DRIVER_WDDM = 0, NVML_DRIVER_WDM = 1, NVML_DRIVER_MCDM = 2 } nvmlDriverModel_t;
+
+/* nvmlDeviceGetPciInfoExt (R550+): 64 bytes, version 0x01000040. */
+typedef struct {
+    unsigned int version;
+    unsigned int domain;
+    unsigned int bus;
+    unsigned int device;
+    unsigned int pciDeviceId;
+    unsigned int pciSubSystemId;
+    unsigned int baseClass;
+    unsigned int subClass;
+    char busId[NVML_DEVICE_PCI_BUS_ID_BUFFER_SIZE];
+} nvmlPciInfoExt_v1_t;
+_Static_assert(sizeof(nvmlPciInfoExt_v1_t) == 64, "nvmlPciInfoExt_v1_t is 64 bytes");
+#define nvmlPciInfoExt_v1 NVML_STRUCT_VERSION(nvmlPciInfoExt_v1_t, 1)
+
+/* nvmlSystemGetDriverBranch (12.6 header): 84 bytes, version 0x01000054. */
+typedef struct {
+    unsigned int version;
+    char branch[NVML_SYSTEM_DRIVER_VERSION_BUFFER_SIZE];
+} nvmlSystemDriverBranchInfo_v1_t;
+_Static_assert(sizeof(nvmlSystemDriverBranchInfo_v1_t) == 84, "driver branch info is 84 bytes");
+#define nvmlSystemDriverBranchInfo_v1 NVML_STRUCT_VERSION(nvmlSystemDriverBranchInfo_v1_t, 1)
+
+/* nvmlDeviceGetConfComputeMemSizeInfo (R535+). */
+typedef struct {
+    unsigned long long protectedMemSizeKib;
+    unsigned long long unprotectedMemSizeKib;
+} nvmlConfComputeMemSizeInfo_t;
+_Static_assert(sizeof(nvmlConfComputeMemSizeInfo_t) == 16, "conf compute mem size is 16 bytes");
+
+#define nvmlTemperature_v1_VALUE 0x0100000Cu
+_Static_assert(nvmlTemperature_v1 == nvmlTemperature_v1_VALUE, "nvmlTemperature_v1 is 0x0100000C");
+_Static_assert(nvmlProcessDetailList_v1 == 0x01000018u, "nvmlProcessDetailList_v1 is 0x01000018");
+
 #endif /* GS_NVML_ABI_H */

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * scenario.h - the parsed form of a simulator scenario file (docs/SIMULATOR.md)
+ * and the parser's API. This part stands alone: it knows nothing of the running
+ * simulator, so unit tests and the fuzzer link sim/scenario*.c by themselves.
+ *
+ * Ownership: gs_scn_new() returns a scenario that owns every string and value
+ * expression hung off it (one arena); gs_scn_free() releases all of it.
+ * Values are expressions of scenario time t (seconds), evaluated lazily with
+ * gs_scn_eval(); every numeric GPU attribute is one, even the "static" ones.
+ */
+#ifndef GS_SIM_SCENARIO_H
+#define GS_SIM_SCENARIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define GS_SCN_MAX_GPUS 64      /* selections are 64-bit masks */
+#define GS_SCN_MAX_PROCS 4096   /* over all GPUs */
+#define GS_SCN_MAX_EVENTS 1024
+#define GS_SCN_MAX_FAULTS 64
+#define GS_SCN_MAX_ARGS 4       /* arguments of one value function */
+#define GS_SCN_ERR_LEN 256
+
+/* Numeric GPU attributes, each an expression of t. Units: bytes, mW, mJ, MHz,
+ * degrees C, percent, KB/s; counts and enum values are plain numbers. */
+enum gs_scn_num {
+    /* identity and limits */
+    GS_N_DOMAIN, GS_N_BUS, GS_N_DEVICE, GS_N_PCI_DEVICE_ID, GS_N_PCI_SUBSYS_ID,
+    GS_N_BOARD_ID, GS_N_MINOR, GS_N_ARCH, GS_N_BRAND, GS_N_CC_MAJOR, GS_N_CC_MINOR,
+    GS_N_MEM_TOTAL, GS_N_MEM_RESERVED, GS_N_BAR1_TOTAL, GS_N_BAR1_USED,
+    GS_N_TEMP_SHUTDOWN, GS_N_TEMP_SLOWDOWN, GS_N_TEMP_MEM_MAX, GS_N_TEMP_GPU_MAX,
+    GS_N_POWER_DEFAULT, GS_N_POWER_MIN, GS_N_POWER_MAX, GS_N_POWER_LIMIT, GS_N_POWER_ENFORCED,
+    GS_N_CLK_MAX_GR, GS_N_CLK_MAX_SM, GS_N_CLK_MAX_MEM, GS_N_CLK_MAX_VIDEO,
+    GS_N_CLK_APP_GR, GS_N_CLK_APP_MEM,
+    GS_N_PCIE_MAX_GEN, GS_N_PCIE_GPU_MAX_GEN, GS_N_PCIE_MAX_WIDTH, GS_N_FANS,
+    GS_N_ECC, GS_N_ECC_PENDING, GS_N_PERSISTENCE, GS_N_COMPUTE_MODE, GS_N_MIG, GS_N_MIG_PENDING,
+    GS_N_DISPLAY_MODE, GS_N_DISPLAY_ACTIVE, GS_N_VIRT_MODE, GS_N_NVLINKS,
+    GS_N_THROTTLE_SUPPORTED, GS_N_ENERGY_START,
+    /* dynamic readings */
+    GS_N_UTIL, GS_N_MEM_UTIL, GS_N_ENC, GS_N_DEC, GS_N_MEM_USED, GS_N_TEMP, GS_N_MEM_TEMP,
+    GS_N_POWER, GS_N_CLK_GR, GS_N_CLK_SM, GS_N_CLK_MEM, GS_N_CLK_VIDEO, GS_N_FAN,
+    GS_N_PSTATE, GS_N_THROTTLE, GS_N_PCIE_GEN, GS_N_PCIE_WIDTH, GS_N_PCIE_TX, GS_N_PCIE_RX,
+    GS_N_PCIE_REPLAY, GS_N_ECC_SBE_VOL, GS_N_ECC_DBE_VOL, GS_N_ECC_SBE_AGG, GS_N_ECC_DBE_AGG,
+    GS_N_RETIRED_SBE, GS_N_RETIRED_DBE, GS_N_RETIRED_PENDING,
+    GS_N_REMAP_COR, GS_N_REMAP_UNC, GS_N_REMAP_PENDING, GS_N_REMAP_FAILURE,
+    GS_N__COUNT
+};
+
+/* String GPU attributes. */
+enum gs_scn_str {
+    GS_S_NAME, GS_S_UUID, GS_S_SERIAL, GS_S_VBIOS, GS_S_PART_NUMBER, GS_S__COUNT
+};
+
+/* Features a GPU can answer NOT_SUPPORTED for (unsupported=a,b,...). */
+enum gs_scn_feature {
+    GS_F_FAN, GS_F_ECC, GS_F_ENCODER, GS_F_DECODER, GS_F_POWER, GS_F_POWER_LIMIT, GS_F_ENERGY,
+    GS_F_TEMP, GS_F_TEMP_THRESHOLDS, GS_F_MEM_TEMP, GS_F_CLOCKS, GS_F_MAX_CLOCKS, GS_F_APP_CLOCKS,
+    GS_F_PSTATE, GS_F_THROTTLE, GS_F_PCIE, GS_F_PCIE_THROUGHPUT, GS_F_REPLAY, GS_F_SERIAL,
+    GS_F_BOARD_ID, GS_F_PART_NUMBER, GS_F_VBIOS, GS_F_BAR1, GS_F_MEMORY, GS_F_UTIL,
+    GS_F_PROCS, GS_F_PROC_UTIL, GS_F_SAMPLES, GS_F_RETIRED_PAGES, GS_F_REMAPPED_ROWS, GS_F_MIG,
+    GS_F_PERSISTENCE, GS_F_COMPUTE_MODE, GS_F_DISPLAY, GS_F_FIELD_VALUES, GS_F_EVENTS, GS_F_CC,
+    GS_F_BRAND, GS_F_ARCH, GS_F_MINOR, GS_F_POWER_MODE,
+    GS_F__COUNT
+};
+
+/* A value: a number or a function of t (see docs/SIMULATOR.md "Values"). */
+enum gs_scn_op {
+    GS_OP_CONST, GS_OP_T, GS_OP_VAR, GS_OP_RAMP, GS_OP_LINEAR, GS_OP_SINE, GS_OP_SAW,
+    GS_OP_SQUARE, GS_OP_NOISE, GS_OP_STEP, GS_OP_CLAMP, GS_OP_ADD, GS_OP_MUL, GS_OP_MIN, GS_OP_MAX
+};
+
+struct gs_scn_expr {
+    enum gs_scn_op op;
+    int nargs;
+    double k;        /* GS_OP_CONST: the value (in the field's base unit) */
+    int var;         /* GS_OP_VAR: enum gs_scn_num of the same GPU */
+    unsigned salt;   /* GS_OP_NOISE: per-expression seed mix (line number) */
+    struct gs_scn_expr *arg[GS_SCN_MAX_ARGS];
+};
+
+struct gs_scn_gpu {
+    struct gs_scn_expr *num[GS_N__COUNT]; /* never NULL after parse */
+    char *str[GS_S__COUNT];               /* NULL: derived from the index at load */
+    uint64_t unsupported;                 /* bit (1 << enum gs_scn_feature) */
+    int handle_error;                     /* nvmlReturn_t for HandleByIndex, 0 = none */
+    double lost_at;                       /* falls off the bus at t (INFINITY: never) */
+};
+
+enum gs_scn_pid_kind { GS_PID_FIXED, GS_PID_SELF, GS_PID_ENV, GS_PID_SPAWN, GS_PID_AUTO };
+
+#define GS_PROC_COMPUTE 0x1u
+#define GS_PROC_GRAPHICS 0x2u
+#define GS_PROC_MPS 0x4u
+
+struct gs_scn_proc {
+    int gpu;                  /* GPU index */
+    unsigned types;           /* GS_PROC_* lists it appears in */
+    enum gs_scn_pid_kind pid_kind;
+    unsigned pid;             /* GS_PID_FIXED / GS_PID_AUTO: the PID */
+    char *name;               /* process name (NULL: read /proc for live PIDs) */
+    char *label;              /* id= for events, may be NULL */
+    struct gs_scn_expr *mem;  /* used GPU memory, bytes; NULL: NVML_VALUE_NOT_AVAILABLE */
+    struct gs_scn_expr *sm, *memutil, *enc, *dec; /* percent */
+    double start, exit;       /* listed while start <= t < exit */
+    double kill;              /* spawned child killed at t (PID vanishes, still listed) */
+    unsigned gi, ci;          /* MIG instance ids, 0xFFFFFFFF without MIG */
+};
+
+enum gs_scn_event_kind {
+    GS_EV_XID, GS_EV_ECC_SBE, GS_EV_ECC_DBE, GS_EV_REMAP_COR, GS_EV_REMAP_UNC,
+    GS_EV_REMAP_PENDING, GS_EV_REMAP_FAILURE, GS_EV_THROTTLE_ON, GS_EV_THROTTLE_OFF,
+    GS_EV_PCIE_DROP, GS_EV_PCIE_RESTORE, GS_EV_LOST, GS_EV_PROC_MEM, GS_EV_RETIRE_SBE,
+    GS_EV_RETIRE_DBE
+};
+
+struct gs_scn_event {
+    double at;                  /* scenario time, seconds */
+    int gpu;                    /* GPU index */
+    enum gs_scn_event_kind kind;
+    unsigned long long arg;     /* Xid number, throttle mask, count, generations */
+    double amount;              /* GS_EV_PROC_MEM: bytes added */
+    int proc;                   /* GS_EV_PROC_MEM: index into procs */
+};
+
+struct gs_scn_fault {
+    char fn[64];         /* NVML symbol, or "*" for every device function */
+    int sym;             /* enum sim_sym, -1 for "*" */
+    int gpu;             /* -1: any GPU */
+    unsigned long call;  /* fires on matching call number `call` (1-based) */
+    int persist;         /* 1: and on every later matching call */
+    int error;           /* nvmlReturn_t to return, 0: none */
+    unsigned delay_ms;   /* the call takes this long first */
+    unsigned grow;       /* process lists of the GPU gain this many entries */
+};
+
+struct gs_scn {
+    char name[64];              /* `name` line, else the file's base name */
+    char driver_version[80];
+    char nvml_version[80];      /* "" : "<cuda major>.<driver>" */
+    char driver_branch[80];     /* "" : "r<major>_00" */
+    int cuda_version;           /* major*1000 + minor*10 */
+    int init_error;             /* nvmlReturn_t every init returns, 0 = none */
+    unsigned seed;              /* mixed into noise and derived UUIDs */
+    int ngpus;
+    struct gs_scn_gpu gpus[GS_SCN_MAX_GPUS];
+    int nprocs;
+    struct gs_scn_proc *procs;  /* GS_SCN_MAX_PROCS slots */
+    int nevents;
+    struct gs_scn_event *events; /* sorted by time after parse */
+    int nfaults;
+    struct gs_scn_fault faults[GS_SCN_MAX_FAULTS];
+    struct gs_scn_arena *arena; /* owns expressions and strings */
+    unsigned auto_pid;          /* next synthetic PID */
+};
+
+/* Evaluation context: which GPU (for variables) and a salt for noise. */
+struct gs_scn_env {
+    const struct gs_scn_gpu *gpu;
+    unsigned salt;   /* GPU index and process index mixed; varies noise per object */
+    int depth;       /* recursion guard for variables */
+};
+
+struct gs_scn *gs_scn_new(void);
+void gs_scn_free(struct gs_scn *s);
+
+/* Parse scenario text (need not be NUL-terminated). fname is used in messages.
+ * Returns 0, or -1 with err = "<fname>:<line>: <what is wrong>". Lines are
+ * applied in order; on error the scenario is left partly filled (free it). */
+int gs_scn_parse_buf(struct gs_scn *s, const char *text, size_t len, const char *fname, char *err,
+                     size_t errlen);
+int gs_scn_parse_file(struct gs_scn *s, const char *path, char *err, size_t errlen);
+/* Parse ';'-separated fault lines (GPUSCOPE_SIM_FAULTS), e.g.
+ * "nvmlDeviceGetPowerUsage gpu=1 call=3 error=GPU_IS_LOST persist; ...". */
+int gs_scn_parse_faults(struct gs_scn *s, const char *spec, const char *origin, char *err,
+                        size_t errlen);
+
+/* Parse one value expression ("noise(90,5)", "80GiB") into the scenario's arena. */
+int gs_scn_parse_value(struct gs_scn *s, const char *text, unsigned salt, struct gs_scn_expr **out,
+                       char *err, size_t errlen);
+/* Evaluate at time t (seconds). NULL env: no variables, salt 0. */
+double gs_scn_eval(const struct gs_scn_expr *e, double t, const struct gs_scn_env *env);
+/* Deterministic value noise in [-1, 1], smooth in x. */
+double gs_scn_noise(unsigned seed, double x);
+
+/* Names. All return -1 for an unknown name. */
+int gs_scn_error_code(const char *name);      /* "GPU_IS_LOST", "NVML_ERROR_GPU_IS_LOST", "15" */
+const char *gs_scn_error_name(int code);      /* "GPU_IS_LOST"; "UNKNOWN" for unknown codes */
+int gs_scn_feature_code(const char *name);    /* "fan" -> GS_F_FAN */
+const char *gs_scn_feature_name(int feature);
+int gs_scn_num_code(const char *name);        /* "util" -> GS_N_UTIL */
+int gs_scn_sym_code(const char *name);        /* NVML symbol -> enum sim_sym */
+const char *gs_scn_sym_name(int sym);
+
+/* Internal to the parser files (scenario*.c); declared here for them. */
+void *gs_scn_arena_alloc(struct gs_scn *s, size_t size);
+char *gs_scn_arena_strdup(struct gs_scn *s, const char *str, size_t len);
+void gs_scn_arena_release(struct gs_scn_arena *a);
+int gs_scn_parse_fault_words(struct gs_scn *s, char **words, int nwords, char *err, size_t errlen);
+
+#endif /* GS_SIM_SCENARIO_H */

@@ -1,0 +1,394 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_health.c - ECC counters, retired pages, remapped rows, modes
+ * (persistence, compute, display, MIG, virtualization, driver model), the MIG
+ * handle queries of a GPU without MIG instances, and field values.
+ */
+#include "sim.h"
+
+#include <string.h>
+
+/* Field ids served here (shared/reference/nvml.md 3.14). */
+enum {
+    SIM_FI_ECC_CURRENT = 1, SIM_FI_ECC_PENDING = 2, SIM_FI_ECC_SBE_VOL = 3, SIM_FI_ECC_DBE_VOL = 4,
+    SIM_FI_ECC_SBE_AGG = 5, SIM_FI_ECC_DBE_AGG = 6, SIM_FI_RETIRED_SBE = 29, SIM_FI_RETIRED_DBE = 30,
+    SIM_FI_RETIRED_PENDING = 31, SIM_FI_MEMORY_TEMP = 82, SIM_FI_ENERGY = 83, SIM_FI_NVLINK_COUNT = 91,
+    SIM_FI_REPLAY = 94, SIM_FI_REMAP_COR = 142, SIM_FI_REMAP_UNC = 143, SIM_FI_REMAP_PENDING = 144,
+    SIM_FI_REMAP_FAILURE = 145, SIM_FI_POWER_AVG = 185, SIM_FI_POWER_INSTANT = 186,
+    SIM_FI_POWER_MIN = 187, SIM_FI_POWER_MAX = 188, SIM_FI_POWER_DEFAULT = 189, SIM_FI_POWER_CURRENT = 190,
+    SIM_FI_ENERGY2 = 191, SIM_FI_POWER_REQUESTED = 192, SIM_FI_T_SHUTDOWN = 193, SIM_FI_T_SLOWDOWN = 194,
+    SIM_FI_T_MEM_MAX = 195, SIM_FI_T_GPU_MAX = 196, SIM_FI_PCIE_TX_BYTES = 197, SIM_FI_PCIE_RX_BYTES = 198
+};
+
+/* ---- ECC ---------------------------------------------------------------------------- */
+
+static unsigned long long sim_ecc_count(const struct sim_call *c, int uncorrected, int aggregate)
+{
+    enum gs_scn_num n = uncorrected ? (aggregate ? GS_N_ECC_DBE_AGG : GS_N_ECC_DBE_VOL)
+                                    : (aggregate ? GS_N_ECC_SBE_AGG : GS_N_ECC_SBE_VOL);
+    return gs_sim_u64(c, n) + gs_sim_event_sum(c, uncorrected ? GS_EV_ECC_DBE : GS_EV_ECC_SBE);
+}
+
+nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetEccMode, device, GS_F_ECC);
+    if (!current || !pending)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    *current = gs_sim_u32(&c, GS_N_ECC) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    *pending = gs_sim_u32(&c, GS_N_ECC_PENDING) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+static nvmlReturn_t sim_ecc(enum sim_sym sym, nvmlDevice_t device, nvmlMemoryErrorType_t type,
+                            nvmlEccCounterType_t counter, int location, unsigned long long *out)
+{
+    struct sim_call c;
+    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_F_ECC);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!out || (unsigned)type > 1 || (unsigned)counter > 1 || location < -1 ||
+        location >= NVML_MEMORY_LOCATION_COUNT)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    if (!gs_sim_u32(&c, GS_N_ECC))
+        return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    /* every simulated error is in device memory */
+    *out = location < 0 || location == NVML_MEMORY_LOCATION_DEVICE_MEMORY
+               ? sim_ecc_count(&c, type == NVML_MEMORY_ERROR_TYPE_UNCORRECTED, counter == NVML_AGGREGATE_ECC)
+               : 0;
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetTotalEccErrors(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+                                         nvmlEccCounterType_t counterType, unsigned long long *eccCounts)
+{
+    return sim_ecc(SIM_SYM_nvmlDeviceGetTotalEccErrors, device, errorType, counterType, -1, eccCounts);
+}
+
+nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErrorType_t errorType,
+                                             nvmlEccCounterType_t counterType,
+                                             nvmlMemoryLocation_t locationType, unsigned long long *count)
+{
+    return sim_ecc(SIM_SYM_nvmlDeviceGetMemoryErrorCounter, device, errorType, counterType,
+                   (int)locationType, count);
+}
+
+/* ---- retired pages -------------------------------------------------------------------- */
+
+static unsigned sim_retired(const struct sim_call *c, int dbe)
+{
+    return gs_sim_u32(c, dbe ? GS_N_RETIRED_DBE : GS_N_RETIRED_SBE) +
+           (unsigned)gs_sim_event_sum(c, dbe ? GS_EV_RETIRE_DBE : GS_EV_RETIRE_SBE);
+}
+
+static nvmlReturn_t sim_retired_pages(enum sim_sym sym, nvmlDevice_t device, nvmlPageRetirementCause_t cause,
+                                      unsigned *count, unsigned long long *addrs, unsigned long long *stamps)
+{
+    struct sim_call c;
+    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_F_RETIRED_PAGES);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!count || (unsigned)cause > 1)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    unsigned n = sim_retired(&c, cause == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR);
+    if (*count < n) {
+        *count = n;
+        return gs_sim_end(&c, NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    if (n > 0 && (!addrs || (sym == SIM_SYM_nvmlDeviceGetRetiredPages_v2 && !stamps)))
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    for (unsigned i = 0; i < n; i++) {
+        addrs[i] = 0x1f3a000ull + (unsigned long long)c.gpu->index * 0x100000ull + i * 0x2000ull +
+                   (unsigned long long)cause * 0x80000ull;
+        if (stamps)
+            stamps[i] = gs_sim_epoch_us(0) / 1000000ull - 86400ull * (n - i);
+    }
+    *count = n;
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPages(nvmlDevice_t device, nvmlPageRetirementCause_t cause,
+                                       unsigned int *pageCount, unsigned long long *addresses)
+{
+    return sim_retired_pages(SIM_SYM_nvmlDeviceGetRetiredPages, device, cause, pageCount, addresses, NULL);
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetirementCause_t cause,
+                                          unsigned int *pageCount, unsigned long long *addresses,
+                                          unsigned long long *timestamps)
+{
+    return sim_retired_pages(SIM_SYM_nvmlDeviceGetRetiredPages_v2, device, cause, pageCount, addresses,
+                             timestamps);
+}
+
+nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetRetiredPagesPendingStatus, device, GS_F_RETIRED_PAGES);
+    if (!isPending)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    *isPending = gs_sim_u32(&c, GS_N_RETIRED_PENDING) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+/* ---- remapped rows ------------------------------------------------------------------------ */
+
+struct sim_remap {
+    unsigned cor, unc, pending, failure;
+};
+
+static struct sim_remap sim_remap_state(const struct sim_call *c)
+{
+    struct sim_remap m;
+    m.cor = gs_sim_u32(c, GS_N_REMAP_COR) + (unsigned)gs_sim_event_sum(c, GS_EV_REMAP_COR);
+    m.unc = gs_sim_u32(c, GS_N_REMAP_UNC) + (unsigned)gs_sim_event_sum(c, GS_EV_REMAP_UNC);
+    m.pending = gs_sim_u32(c, GS_N_REMAP_PENDING) || gs_sim_event_sum(c, GS_EV_REMAP_PENDING) ||
+                gs_sim_event_sum(c, GS_EV_REMAP_UNC);
+    m.failure = gs_sim_u32(c, GS_N_REMAP_FAILURE) || gs_sim_event_sum(c, GS_EV_REMAP_FAILURE);
+    return m;
+}
+
+nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows,
+                                       unsigned int *isPending, unsigned int *failureOccurred)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetRemappedRows, device, GS_F_REMAPPED_ROWS);
+    if (!corrRows || !uncRows || !isPending || !failureOccurred)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    struct sim_remap m = sim_remap_state(&c);
+    *corrRows = m.cor;
+    *uncRows = m.unc;
+    *isPending = m.pending;
+    *failureOccurred = m.failure;
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+/* Banks by remaining spare rows: each remapped row uses one spare of some bank. */
+nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetRowRemapperHistogram, device, GS_F_REMAPPED_ROWS);
+    if (!values)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    struct sim_remap m = sim_remap_state(&c);
+    unsigned used = m.cor + m.unc, banks = 2560;
+    memset(values, 0, sizeof(*values));
+    values->high = used < banks ? used : banks;
+    values->max = banks - values->high;
+    values->none = m.failure ? 1 : 0;
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+/* ---- modes ----------------------------------------------------------------------------------- */
+
+static nvmlReturn_t sim_enable(enum sim_sym sym, nvmlDevice_t device, int feature, enum gs_scn_num n,
+                               nvmlEnableState_t *out)
+{
+    struct sim_call c;
+    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, feature);
+    if (r != NVML_SUCCESS)
+        return r;
+    if (!out)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    *out = gs_sim_u32(&c, n) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)
+{
+    return sim_enable(SIM_SYM_nvmlDeviceGetPersistenceMode, device, GS_F_PERSISTENCE, GS_N_PERSISTENCE, mode);
+}
+
+nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)
+{
+    return sim_enable(SIM_SYM_nvmlDeviceGetDisplayMode, device, GS_F_DISPLAY, GS_N_DISPLAY_MODE, display);
+}
+
+nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)
+{
+    return sim_enable(SIM_SYM_nvmlDeviceGetDisplayActive, device, GS_F_DISPLAY, GS_N_DISPLAY_ACTIVE, isActive);
+}
+
+nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetComputeMode, device, GS_F_COMPUTE_MODE);
+    if (!mode)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    unsigned m = gs_sim_u32(&c, GS_N_COMPUTE_MODE);
+    *mode = (nvmlComputeMode_t)(m > 3 ? 0 : m);
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetMigMode, device, GS_F_MIG);
+    if (!currentMode || !pendingMode)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    *currentMode = gs_sim_u32(&c, GS_N_MIG) ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    *pendingMode = gs_sim_u32(&c, GS_N_MIG_PENDING) ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtualizationMode_t *mode)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetVirtualizationMode, device, -1);
+    if (!mode)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    *mode = (nvmlGpuVirtualizationMode_t)gs_sim_u32(&c, GS_N_VIRT_MODE);
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+/* Windows-only concept: Linux drivers answer NOT_SUPPORTED. */
+nvmlReturn_t nvmlDeviceGetDriverModel(nvmlDevice_t device, nvmlDriverModel_t *current, nvmlDriverModel_t *pending)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetDriverModel, device, -1);
+    (void)current, (void)pending;
+    return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
+}
+
+nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t *current,
+                                         nvmlDriverModel_t *pending)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetDriverModel_v2, device, -1);
+    (void)current, (void)pending;
+    return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
+}
+
+/* ---- MIG handles (no MIG instances are simulated) ----------------------------------------------- */
+
+nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)
+{
+    SIM_BEGIN_DEV(nvmlDeviceIsMigDeviceHandle, device, -1);
+    if (!isMigDevice)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    *isMigDevice = 0;
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetMaxMigDeviceCount, device, GS_F_MIG);
+    if (!count)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    *count = 0;
+    return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetMigDeviceHandleByIndex, device, GS_F_MIG);
+    (void)index;
+    return gs_sim_end(&c, migDevice ? NVML_ERROR_NOT_FOUND : NVML_ERROR_INVALID_ARGUMENT);
+}
+
+nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetDeviceHandleFromMigDeviceHandle, migDevice, -1);
+    (void)device;
+    return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT); /* not a MIG handle */
+}
+
+nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetGpuInstanceId, device, -1);
+    (void)id;
+    return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
+}
+
+nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetComputeInstanceId, device, -1);
+    (void)id;
+    return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
+}
+
+/* ---- field values --------------------------------------------------------------------------------- */
+
+static nvmlReturn_t sim_field_u(struct sim_call *c, unsigned id, unsigned long long *v)
+{
+    static const struct {
+        unsigned id;
+        enum gs_scn_num num;
+        int feature;
+    } direct[] = {
+        {SIM_FI_MEMORY_TEMP, GS_N_MEM_TEMP, GS_F_MEM_TEMP},   {SIM_FI_NVLINK_COUNT, GS_N_NVLINKS, -1},
+        {SIM_FI_REPLAY, GS_N_PCIE_REPLAY, GS_F_REPLAY},       {SIM_FI_POWER_AVG, GS_N_POWER, GS_F_POWER},
+        {SIM_FI_POWER_INSTANT, GS_N_POWER, GS_F_POWER},       {SIM_FI_POWER_MIN, GS_N_POWER_MIN, GS_F_POWER_LIMIT},
+        {SIM_FI_POWER_MAX, GS_N_POWER_MAX, GS_F_POWER_LIMIT}, {SIM_FI_POWER_DEFAULT, GS_N_POWER_DEFAULT, GS_F_POWER_LIMIT},
+        {SIM_FI_POWER_CURRENT, GS_N_POWER_ENFORCED, GS_F_POWER_LIMIT},
+        {SIM_FI_POWER_REQUESTED, GS_N_POWER_LIMIT, GS_F_POWER_LIMIT},
+        {SIM_FI_T_SHUTDOWN, GS_N_TEMP_SHUTDOWN, GS_F_TEMP_THRESHOLDS},
+        {SIM_FI_T_SLOWDOWN, GS_N_TEMP_SLOWDOWN, GS_F_TEMP_THRESHOLDS},
+        {SIM_FI_T_MEM_MAX, GS_N_TEMP_MEM_MAX, GS_F_TEMP_THRESHOLDS},
+        {SIM_FI_T_GPU_MAX, GS_N_TEMP_GPU_MAX, GS_F_TEMP_THRESHOLDS},
+        {SIM_FI_ECC_CURRENT, GS_N_ECC, GS_F_ECC},             {SIM_FI_ECC_PENDING, GS_N_ECC_PENDING, GS_F_ECC},
+        {SIM_FI_RETIRED_PENDING, GS_N_RETIRED_PENDING, GS_F_RETIRED_PAGES},
+    };
+    for (size_t i = 0; i < sizeof(direct) / sizeof(direct[0]); i++) {
+        if (direct[i].id != id)
+            continue;
+        if (direct[i].feature >= 0 && gs_sim_unsupported(c->gpu, direct[i].feature))
+            return NVML_ERROR_NOT_SUPPORTED;
+        *v = gs_sim_u64(c, direct[i].num);
+        return NVML_SUCCESS;
+    }
+    return NVML_ERROR_NOT_FOUND; /* not a direct field */
+}
+
+static nvmlReturn_t sim_field_derived(struct sim_call *c, unsigned id, unsigned long long *v)
+{
+    unsigned long long tx, rx;
+    struct sim_remap m;
+    int ecc_off = gs_sim_unsupported(c->gpu, GS_F_ECC) || !gs_sim_u32(c, GS_N_ECC);
+    if (id >= SIM_FI_ECC_SBE_VOL && id <= SIM_FI_ECC_DBE_AGG) {
+        if (ecc_off)
+            return NVML_ERROR_NOT_SUPPORTED;
+        *v = sim_ecc_count(c, id == SIM_FI_ECC_DBE_VOL || id == SIM_FI_ECC_DBE_AGG, id >= SIM_FI_ECC_SBE_AGG);
+    } else if (id == SIM_FI_RETIRED_SBE || id == SIM_FI_RETIRED_DBE) {
+        if (gs_sim_unsupported(c->gpu, GS_F_RETIRED_PAGES))
+            return NVML_ERROR_NOT_SUPPORTED;
+        *v = sim_retired(c, id == SIM_FI_RETIRED_DBE);
+    } else if (id >= SIM_FI_REMAP_COR && id <= SIM_FI_REMAP_FAILURE) {
+        if (gs_sim_unsupported(c->gpu, GS_F_REMAPPED_ROWS))
+            return NVML_ERROR_NOT_SUPPORTED;
+        m = sim_remap_state(c);
+        *v = id == SIM_FI_REMAP_COR ? m.cor : id == SIM_FI_REMAP_UNC ? m.unc
+             : id == SIM_FI_REMAP_PENDING ? m.pending : m.failure;
+    } else if (id == SIM_FI_ENERGY || id == SIM_FI_ENERGY2) {
+        if (gs_sim_unsupported(c->gpu, GS_F_ENERGY))
+            return NVML_ERROR_NOT_SUPPORTED;
+        *v = (unsigned long long)gs_sim_energy_mj(c);
+    } else if (id == SIM_FI_PCIE_TX_BYTES || id == SIM_FI_PCIE_RX_BYTES) {
+        if (gs_sim_unsupported(c->gpu, GS_F_PCIE_THROUGHPUT))
+            return NVML_ERROR_NOT_SUPPORTED;
+        gs_sim_pcie_bytes(c, &tx, &rx);
+        *v = id == SIM_FI_PCIE_TX_BYTES ? tx : rx;
+    } else {
+        return NVML_ERROR_NOT_SUPPORTED;
+    }
+    return NVML_SUCCESS;
+}
+
+nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetFieldValues, device, GS_F_FIELD_VALUES);
+    if (valuesCount < 0 || (valuesCount > 0 && !values))
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    long long now_us = (long long)gs_sim_epoch_us(c.t);
+    for (int i = 0; i < valuesCount; i++) {
+        nvmlFieldValue_t *f = &values[i];
+        unsigned long long v = 0;
+        nvmlReturn_t r = sim_field_u(&c, f->fieldId, &v);
+        if (r == NVML_ERROR_NOT_FOUND)
+            r = sim_field_derived(&c, f->fieldId, &v);
+        f->timestamp = now_us;
+        f->latencyUsec = 0;
+        f->nvmlReturn = r;
+        f->valueType = f->fieldId == SIM_FI_NVLINK_COUNT || f->fieldId == SIM_FI_MEMORY_TEMP ||
+                               (f->fieldId >= SIM_FI_POWER_AVG && f->fieldId <= SIM_FI_T_GPU_MAX &&
+                                f->fieldId != SIM_FI_ENERGY2)
+                           ? NVML_VALUE_TYPE_UNSIGNED_INT
+                           : NVML_VALUE_TYPE_UNSIGNED_LONG_LONG;
+        if (f->valueType == NVML_VALUE_TYPE_UNSIGNED_INT)
+            f->value.uiVal = (unsigned)v;
+        else
+            f->value.ullVal = v;
+    }
+    return gs_sim_end(&c, NVML_SUCCESS);
+}

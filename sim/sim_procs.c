@@ -1,0 +1,303 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * sim_procs.c - processes of the simulator: PID resolution (synthetic, self,
+ * GPUSCOPE_SIM_PIDS, spawned children), the running-process lists with NVML's
+ * count negotiation and 16/24/32-byte entries, the detail list, per-process
+ * utilization samples and nvmlSystemGetProcessName.
+ */
+#include "sim.h"
+
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#define SIM_PHANTOM_PID_BASE 3900000u /* PIDs of processes added by grow= faults */
+
+/* ---- PIDs and children ----------------------------------------------------------- */
+
+void gs_sim_resolve_pids(void)
+{
+    const char *env = getenv("GPUSCOPE_SIM_PIDS");
+    unsigned pids[4096];
+    int npids = 0, next = 0;
+    for (const char *p = env ? env : ""; *p && npids < 4096;) {
+        char *end;
+        long v = strtol(p, &end, 10);
+        if (end == p)
+            break;
+        if (v > 0)
+            pids[npids++] = (unsigned)v;
+        p = *end == ',' ? end + 1 : end;
+    }
+    for (int i = 0; i < gs_sim.scn->nprocs; i++) {
+        const struct gs_scn_proc *sp = &gs_sim.scn->procs[i];
+        struct sim_proc_rt *rt = &gs_sim.procs[i];
+        if (sp->pid_kind == GS_PID_SELF)
+            rt->pid = (unsigned)getpid();
+        else if (sp->pid_kind == GS_PID_ENV && npids > 0)
+            rt->pid = pids[next++ % npids]; /* reused cyclically when too few are given */
+        else if (sp->pid_kind == GS_PID_ENV || sp->pid_kind == GS_PID_SPAWN)
+            rt->pid = 3800000u + (unsigned)i; /* no PID given / not spawned yet */
+        else
+            rt->pid = sp->pid;
+    }
+}
+
+/* The child: dies with the thread that forked it, does nothing, holds no fds. */
+static void sim_child(pid_t parent, const char *name)
+{
+    int fd = open("/dev/null", O_RDWR);
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() != parent)
+        _exit(0);
+    if (fd >= 0) {
+        dup2(fd, 0);
+        dup2(fd, 1);
+        dup2(fd, 2);
+    }
+    for (int i = 3; i < 1024; i++)
+        close(i);
+    if (name)
+        prctl(PR_SET_NAME, name);
+    for (;;)
+        pause();
+}
+
+void gs_sim_procs_start(void)
+{
+    for (int i = 0; i < gs_sim.scn->nprocs; i++) {
+        const struct gs_scn_proc *sp = &gs_sim.scn->procs[i];
+        if (sp->pid_kind != GS_PID_SPAWN)
+            continue;
+        pid_t parent = getpid();
+        pid_t child = fork();
+        if (child == 0)
+            sim_child(parent, sp->name);
+        if (child > 0) {
+            gs_sim.procs[i].child = child;
+            gs_sim.procs[i].pid = (unsigned)child;
+        } else {
+            fprintf(stderr, "gpuscope-sim: cannot spawn a child for process %d\n", i);
+        }
+    }
+}
+
+static void sim_reap(struct sim_proc_rt *rt)
+{
+    if (rt->child > 0) {
+        kill(rt->child, SIGKILL);
+        waitpid(rt->child, NULL, 0);
+        rt->child = 0;
+    }
+}
+
+void gs_sim_procs_stop(void)
+{
+    if (!gs_sim.scn || !gs_sim.procs)
+        return;
+    for (int i = 0; i < gs_sim.scn->nprocs; i++)
+        sim_reap(&gs_sim.procs[i]);
+}
+
+void gs_sim_procs_tick(double t)
+{
+    for (int i = 0; i < gs_sim.scn->nprocs; i++) {
+        struct sim_proc_rt *rt = &gs_sim.procs[i];
+        if (!rt->killed && t >= gs_sim.scn->procs[i].kill && gs_sim.scn->procs[i].pid_kind == GS_PID_SPAWN) {
+            sim_reap(rt);
+            rt->killed = 1;
+        }
+    }
+}
+
+/* ---- values ------------------------------------------------------------------------- */
+
+int gs_sim_proc_visible(const struct sim_call *c, int i)
+{
+    const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
+    return c->t >= p->start && c->t < p->exit;
+}
+
+unsigned long long gs_sim_proc_mem(const struct sim_call *c, int i)
+{
+    const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
+    const struct gs_scn *s = gs_sim.scn;
+    if (!p->mem)
+        return NVML_VALUE_NOT_AVAILABLE_ULL;
+    struct gs_scn_env env = {.gpu = c->gpu->cfg, .salt = (unsigned)i * 104729u + 17u};
+    double v = gs_scn_eval(p->mem, c->t, &env);
+    for (int e = 0; e < s->nevents && s->events[e].at <= c->t; e++)
+        if (s->events[e].kind == GS_EV_PROC_MEM && s->events[e].proc == i)
+            v += s->events[e].amount;
+    return v > 0 ? (unsigned long long)v : 0;
+}
+
+unsigned gs_sim_proc_util(const struct sim_call *c, int i, int which)
+{
+    const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
+    const struct gs_scn_expr *e = which == 0 ? p->sm : which == 1 ? p->memutil : which == 2 ? p->enc : p->dec;
+    struct gs_scn_env env = {.gpu = c->gpu->cfg, .salt = (unsigned)i * 104729u + 29u * (unsigned)which};
+    double v = e ? gs_scn_eval(e, c->t, &env) : 0.0;
+    return v <= 0 ? 0 : v >= 1e6 ? 1000000u : (unsigned)(v + 0.5);
+}
+
+/* ---- process lists ------------------------------------------------------------------- */
+
+struct sim_entry {
+    unsigned pid;
+    unsigned long long mem;
+    unsigned gi, ci;
+};
+
+/* Collect the processes of one list (type bit) on the call's GPU, phantoms last. */
+static unsigned sim_collect(struct sim_call *c, unsigned type, struct sim_entry *out, unsigned cap)
+{
+    unsigned n = 0;
+    gs_sim_procs_tick(c->t);
+    for (int i = 0; i < gs_sim.scn->nprocs; i++) {
+        const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
+        if (p->gpu != c->gpu->index || !(p->types & type) || !gs_sim_proc_visible(c, i))
+            continue;
+        if (n < cap)
+            out[n] = (struct sim_entry){gs_sim.procs[i].pid, gs_sim_proc_mem(c, i), p->gi, p->ci};
+        n++;
+    }
+    for (unsigned k = 0; type == GS_PROC_COMPUTE && k < c->gpu->grow; k++, n++)
+        if (n < cap)
+            out[n] = (struct sim_entry){SIM_PHANTOM_PID_BASE + (unsigned)c->gpu->index * 1024u + k,
+                                        256ull << 20, NVML_INSTANCE_ID_NONE, NVML_INSTANCE_ID_NONE};
+    return n;
+}
+
+static void sim_write_entry(void *infos, unsigned idx, size_t size, const struct sim_entry *e)
+{
+    unsigned char *base = (unsigned char *)infos + (size_t)idx * size;
+    if (size == sizeof(nvmlProcessInfo_v1_t)) {
+        nvmlProcessInfo_v1_t v = {.pid = e->pid, .usedGpuMemory = e->mem};
+        memcpy(base, &v, sizeof(v));
+    } else if (size == sizeof(nvmlProcessInfo_v2_t)) {
+        nvmlProcessInfo_v2_t v = {e->pid, e->mem, e->gi, e->ci};
+        memcpy(base, &v, sizeof(v));
+    } else {
+        nvmlProcessDetail_v1_t v = {e->pid, e->mem, e->gi, e->ci, 0};
+        memcpy(base, &v, sizeof(v));
+    }
+}
+
+/* The count negotiation shared by all running-process symbols; the caller has
+ * begun the call. Ends the call and returns its result. */
+static nvmlReturn_t sim_proc_list_locked(struct sim_call *c, unsigned type, unsigned *count, void *infos,
+                                         size_t entry_size)
+{
+    static struct sim_entry entries[GS_SCN_MAX_PROCS + 1024]; /* used under the lock */
+    if (!count)
+        return gs_sim_end(c, NVML_ERROR_INVALID_ARGUMENT);
+    unsigned n = sim_collect(c, type, entries, sizeof(entries) / sizeof(entries[0]));
+    if (*count < n) {
+        *count = n;
+        return gs_sim_end(c, NVML_ERROR_INSUFFICIENT_SIZE);
+    }
+    if (n > 0 && !infos)
+        return gs_sim_end(c, NVML_ERROR_INVALID_ARGUMENT);
+    for (unsigned i = 0; i < n; i++)
+        sim_write_entry(infos, i, entry_size, &entries[i]);
+    *count = n;
+    return gs_sim_end(c, NVML_SUCCESS);
+}
+
+static nvmlReturn_t sim_proc_list(enum sim_sym sym, nvmlDevice_t dev, unsigned type, unsigned *count,
+                                  void *infos, size_t entry_size)
+{
+    struct sim_call c;
+    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, dev, GS_F_PROCS);
+    if (r != NVML_SUCCESS)
+        return r;
+    /* r535early writes 32-byte records through _v3 (decided under the lock) */
+    return sim_proc_list_locked(&c, type, count, infos, entry_size ? entry_size : gs_sim.v3_entry_bytes);
+}
+
+#define SIM_PROC_FN(fam, suffix, typebit, size)                                                  \
+    nvmlReturn_t nvmlDeviceGet##fam##RunningProcesses##suffix(nvmlDevice_t device,               \
+                                                              unsigned int *infoCount,          \
+                                                              SIM_PROC_T##suffix *infos)         \
+    {                                                                                            \
+        return sim_proc_list(SIM_SYM_nvmlDeviceGet##fam##RunningProcesses##suffix, device,      \
+                             typebit, infoCount, infos, size);                                  \
+    }
+#define SIM_PROC_T nvmlProcessInfo_v1_t
+#define SIM_PROC_T_v2 nvmlProcessInfo_v2_t
+#define SIM_PROC_T_v3 nvmlProcessInfo_t
+
+SIM_PROC_FN(Compute, , GS_PROC_COMPUTE, sizeof(nvmlProcessInfo_v1_t))
+SIM_PROC_FN(Compute, _v2, GS_PROC_COMPUTE, sizeof(nvmlProcessInfo_v2_t))
+SIM_PROC_FN(Compute, _v3, GS_PROC_COMPUTE, 0)
+SIM_PROC_FN(Graphics, , GS_PROC_GRAPHICS, sizeof(nvmlProcessInfo_v1_t))
+SIM_PROC_FN(Graphics, _v2, GS_PROC_GRAPHICS, sizeof(nvmlProcessInfo_v2_t))
+SIM_PROC_FN(Graphics, _v3, GS_PROC_GRAPHICS, 0)
+SIM_PROC_FN(MPSCompute, , GS_PROC_MPS, sizeof(nvmlProcessInfo_v1_t))
+SIM_PROC_FN(MPSCompute, _v2, GS_PROC_MPS, sizeof(nvmlProcessInfo_v2_t))
+SIM_PROC_FN(MPSCompute, _v3, GS_PROC_MPS, 0)
+
+nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_v1_t *plist)
+{
+    static const unsigned types[3] = {GS_PROC_COMPUTE, GS_PROC_GRAPHICS, GS_PROC_MPS};
+    SIM_BEGIN_DEV(nvmlDeviceGetRunningProcessDetailList, device, GS_F_PROCS);
+    if (!plist)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    if (plist->version != nvmlProcessDetailList_v1)
+        return gs_sim_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
+    if (plist->mode > 2)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    return sim_proc_list_locked(&c, types[plist->mode], &plist->numProcArrayEntries, plist->procArray,
+                                sizeof(nvmlProcessDetail_v1_t));
+}
+
+nvmlReturn_t nvmlDeviceGetConfComputeMemSizeInfo(nvmlDevice_t device, nvmlConfComputeMemSizeInfo_t *info)
+{
+    SIM_BEGIN_DEV(nvmlDeviceGetConfComputeMemSizeInfo, device, -1);
+    (void)info;
+    return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED); /* confidential computing is off */
+}
+
+/* ---- process name ------------------------------------------------------------------------ */
+
+static int sim_read_comm(unsigned pid, char *out, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%u/comm", pid);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    size_t n = fread(out, 1, len - 1, f);
+    fclose(f);
+    out[n] = '\0';
+    out[strcspn(out, "\n")] = '\0';
+    return 0;
+}
+
+nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int length)
+{
+    char buf[256];
+    SIM_BEGIN(nvmlSystemGetProcessName);
+    if (!name || length == 0)
+        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    gs_sim_procs_tick(c.t);
+    for (int i = 0; i < gs_sim.scn->nprocs; i++) {
+        const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
+        if (gs_sim.procs[i].pid != pid)
+            continue;
+        if (gs_sim.procs[i].killed)
+            return gs_sim_end(&c, NVML_ERROR_NOT_FOUND);
+        if (p->name)
+            return gs_sim_end(&c, gs_sim_copy_str(name, length, p->name));
+        break;
+    }
+    if (sim_read_comm(pid, buf, sizeof(buf)) < 0)
+        return gs_sim_end(&c, NVML_ERROR_NOT_FOUND);
+    return gs_sim_end(&c, gs_sim_copy_str(name, length, buf));
+}

@@ -19,7 +19,7 @@
 #define GS_SCN_MAX_PROCS 4096   /* over all GPUs */
 #define GS_SCN_MAX_EVENTS 1024
 #define GS_SCN_MAX_FAULTS 64
-#define GS_SCN_MAX_ARGS 4       /* arguments of one value function */
+#define GS_SCN_MAX_ARGS 6       /* arguments of one value function */
 #define GS_SCN_ERR_LEN 256
 
 /* Numeric GPU attributes, each an expression of t. Units: bytes, mW, mJ, MHz,

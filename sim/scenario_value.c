@@ -195,8 +195,8 @@ static const struct {
     {"ramp", GS_OP_RAMP, 4, 4},     {"linear", GS_OP_LINEAR, 2, 3}, {"sine", GS_OP_SINE, 3, 4},
     {"saw", GS_OP_SAW, 3, 4},       {"sawtooth", GS_OP_SAW, 3, 4},  {"square", GS_OP_SQUARE, 3, 4},
     {"noise", GS_OP_NOISE, 2, 4},   {"step", GS_OP_STEP, 3, 3},     {"clamp", GS_OP_CLAMP, 3, 3},
-    {"add", GS_OP_ADD, 2, 4},       {"mul", GS_OP_MUL, 2, 4},       {"min", GS_OP_MIN, 2, 4},
-    {"max", GS_OP_MAX, 2, 4},
+    {"add", GS_OP_ADD, 2, 6},       {"mul", GS_OP_MUL, 2, 6},       {"min", GS_OP_MIN, 2, 6},
+    {"max", GS_OP_MAX, 2, 6},
 };
 
 /* Unit suffixes scale a number into the field's base unit (bytes, mW, MHz, s). */

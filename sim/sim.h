@@ -48,9 +48,12 @@ struct sim_state {
     int refcount;                     /* successful inits minus shutdowns */
     int loaded;                       /* scenario parsed and runtime built */
     int spawned;                      /* children of pid=spawn processes started */
+    int has_kill;                     /* some process has a kill= time */
     struct gs_scn *scn;
     struct nvmlDevice_st gpus[GS_SCN_MAX_GPUS];
     struct sim_proc_rt *procs;        /* parallel to scn->procs */
+    int *by_gpu;                      /* process indices grouped by GPU (scenario order) */
+    int by_gpu_start[GS_SCN_MAX_GPUS + 1]; /* GPU g owns by_gpu[start[g] .. start[g+1]) */
     unsigned long fault_hits[GS_SCN_MAX_FAULTS]; /* matching calls seen per fault */
     struct nvmlEventSet_st *sets;     /* live event sets */
     /* clock */

@@ -267,9 +267,10 @@ static unsigned sim_proc_samples(struct sim_call *c, unsigned long long last_see
     if (*ts <= last_seen)
         return 0;
     gs_sim_procs_tick(c->t);
-    for (int i = 0; i < gs_sim.scn->nprocs; i++) {
+    for (int k = gs_sim.by_gpu_start[c->gpu->index]; k < gs_sim.by_gpu_start[c->gpu->index + 1]; k++) {
+        int i = gs_sim.by_gpu[k];
         const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
-        if (p->gpu != c->gpu->index || !gs_sim_proc_visible(c, i) || !(p->types & (GS_PROC_COMPUTE | GS_PROC_GRAPHICS)))
+        if (!gs_sim_proc_visible(c, i) || !(p->types & (GS_PROC_COMPUTE | GS_PROC_GRAPHICS)))
             continue;
         struct sim_putil u = {gs_sim.procs[i].pid, gs_sim_proc_util(c, i, 0), gs_sim_proc_util(c, i, 1),
                               gs_sim_proc_util(c, i, 2), gs_sim_proc_util(c, i, 3)};

@@ -8,6 +8,7 @@
 #include "sim.h"
 
 #include <fcntl.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@ void gs_sim_resolve_pids(void)
     const char *env = getenv("GPUSCOPE_SIM_PIDS");
     unsigned pids[4096];
     int npids = 0, next = 0;
+    gs_sim.has_kill = 0;
     for (const char *p = env ? env : ""; *p && npids < 4096;) {
         char *end;
         long v = strtol(p, &end, 10);
@@ -37,6 +39,8 @@ void gs_sim_resolve_pids(void)
     for (int i = 0; i < gs_sim.scn->nprocs; i++) {
         const struct gs_scn_proc *sp = &gs_sim.scn->procs[i];
         struct sim_proc_rt *rt = &gs_sim.procs[i];
+        if (sp->kill < INFINITY)
+            gs_sim.has_kill = 1;
         if (sp->pid_kind == GS_PID_SELF)
             rt->pid = (unsigned)getpid();
         else if (sp->pid_kind == GS_PID_ENV && npids > 0)
@@ -106,6 +110,8 @@ void gs_sim_procs_stop(void)
 
 void gs_sim_procs_tick(double t)
 {
+    if (!gs_sim.has_kill)
+        return;
     for (int i = 0; i < gs_sim.scn->nprocs; i++) {
         struct sim_proc_rt *rt = &gs_sim.procs[i];
         if (!rt->killed && t >= gs_sim.scn->procs[i].kill && gs_sim.scn->procs[i].pid_kind == GS_PID_SPAWN) {
@@ -159,9 +165,10 @@ static unsigned sim_collect(struct sim_call *c, unsigned type, struct sim_entry 
 {
     unsigned n = 0;
     gs_sim_procs_tick(c->t);
-    for (int i = 0; i < gs_sim.scn->nprocs; i++) {
+    for (int k = gs_sim.by_gpu_start[c->gpu->index]; k < gs_sim.by_gpu_start[c->gpu->index + 1]; k++) {
+        int i = gs_sim.by_gpu[k];
         const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
-        if (p->gpu != c->gpu->index || !(p->types & type) || !gs_sim_proc_visible(c, i))
+        if (!(p->types & type) || !gs_sim_proc_visible(c, i))
             continue;
         if (n < cap)
             out[n] = (struct sim_entry){gs_sim.procs[i].pid, gs_sim_proc_mem(c, i), p->gi, p->ci};

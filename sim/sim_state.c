@@ -227,6 +227,18 @@ static int sim_build_runtime(struct gs_scn *s, char *err, size_t errlen)
         snprintf(err, errlen, "out of memory");
         return -1;
     }
+    gs_sim.by_gpu = calloc((size_t)(s->nprocs ? s->nprocs : 1), sizeof(*gs_sim.by_gpu));
+    if (!gs_sim.by_gpu) {
+        snprintf(err, errlen, "out of memory");
+        return -1;
+    }
+    int k = 0;
+    for (int g = 0; g <= GS_SCN_MAX_GPUS; g++) {
+        gs_sim.by_gpu_start[g] = k;
+        for (int i = 0; g < GS_SCN_MAX_GPUS && i < s->nprocs; i++)
+            if (s->procs[i].gpu == g)
+                gs_sim.by_gpu[k++] = i;
+    }
     memset(gs_sim.gpus, 0, sizeof(gs_sim.gpus));
     for (int i = 0; i < s->ngpus; i++) {
         struct nvmlDevice_st *g = &gs_sim.gpus[i];
@@ -270,6 +282,8 @@ static void sim_unload(void)
     gs_sim_events_free_all();
     free(gs_sim.procs);
     gs_sim.procs = NULL;
+    free(gs_sim.by_gpu);
+    gs_sim.by_gpu = NULL;
     gs_scn_free(gs_sim.scn);
     gs_sim.scn = NULL;
     gs_sim.loaded = 0;

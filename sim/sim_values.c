@@ -90,8 +90,9 @@ unsigned long long gs_sim_mem_used(const struct sim_call *c)
     if (c->gpu->cfg->num[GS_N_MEM_USED]) {
         used = gs_sim_u64(c, GS_N_MEM_USED);
     } else {
-        for (int i = 0; i < gs_sim.scn->nprocs; i++) {
-            if (gs_sim.scn->procs[i].gpu != c->gpu->index || !gs_sim_proc_visible(c, i))
+        for (int k = gs_sim.by_gpu_start[c->gpu->index]; k < gs_sim.by_gpu_start[c->gpu->index + 1]; k++) {
+            int i = gs_sim.by_gpu[k];
+            if (!gs_sim_proc_visible(c, i))
                 continue;
             unsigned long long m = gs_sim_proc_mem(c, i);
             used += m == NVML_VALUE_NOT_AVAILABLE_ULL ? 0 : m;

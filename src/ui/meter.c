@@ -26,6 +26,15 @@ int gs_put(struct gs_ui *ui, int y, int x, int w, enum gs_role r, const char *s)
     return n;
 }
 
+void gs_put_cell(struct gs_ui *ui, int y, int x, enum gs_role r, const char *cell)
+{
+    if (y < 0 || x < 0 || y >= LINES || x >= COLS)
+        return;
+    attrset(ui->attr[r]);
+    mvaddstr(y, x, cell); /* one character, maybe several UTF-8 bytes */
+    attrset(A_NORMAL);
+}
+
 static enum gs_role level_role(double pct)
 {
     return pct >= 85 ? GS_R_BAD : pct >= 60 ? GS_R_WARN : GS_R_OK;
@@ -41,6 +50,11 @@ static void draw_bar(struct gs_ui *ui, int y, int x, int w, const char *label, d
         return;
     gs_put(ui, y, x + lw, 1, GS_R_NORMAL, "[");
     int fill = pct < 0 ? 0 : gs_bar_fill(iw, pct);
+    char shorter[16];
+    if ((int)strlen(text) > iw && pct >= 0) { /* "35.2G/80.0G" does not fit: "44%" */
+        snprintf(shorter, sizeof(shorter), "%.0f%%", pct);
+        text = shorter;
+    }
     int tl = (int)strlen(text);
     int tx = iw - tl;
     for (int i = 0; i < iw; i++) {
@@ -208,20 +222,19 @@ static void gpu_info_line(struct gs_ui *ui, const struct gpu_view *v, int y, int
     snprintf(b, sizeof(b), "%-2u %-*.*s", v->g->st.index, full ? 24 : 18, full ? 24 : 18,
              full ? v->g->st.name : short_name(v->g->st.name));
     x = put_seq(ui, y, x, end, v->lost ? GS_R_DIM : GS_R_TITLE, b);
+    x = draw_badges(ui, v, y, x, end); /* first, so a narrow screen still shows them */
     snprintf(b, sizeof(b), gs_sample_has(v->s, GS_F_PSTATE) ? "P%-2u" : "P? ", v->s->pstate);
     x = put_seq(ui, y, x, end, dim, b);
     fmt_temp(v, b, sizeof(b));
     x = put_seq(ui, y, x, end, temp_role(v), b);
     fmt_power(v, b, sizeof(b));
     x = put_seq(ui, y, x, end, dim, b);
-    if (gs_sample_has(v->s, GS_F_FAN_SPEED) && v->s->fan_count)
+    if (gs_sample_has(v->s, GS_F_FAN_SPEED) && v->s->fan_count) { /* no fan: nothing to say */
         snprintf(b, sizeof(b), "fan %u%%", v->s->fan_speed_pct[0]);
-    else
-        snprintf(b, sizeof(b), "fan N/A");
-    x = put_seq(ui, y, x, end, dim, b);
+        x = put_seq(ui, y, x, end, dim, b);
+    }
     fmt_pcie(v, b, sizeof(b));
-    x = put_seq(ui, y, x, end, dim, b);
-    draw_badges(ui, v, y, x, end);
+    put_seq(ui, y, x, end, dim, b);
 }
 
 static void gpu_bars(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int w)
@@ -324,8 +337,8 @@ static void gpu_chart(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, i
     gs_chart_render(vals, (int)n, ui->glyphs, &ui->grid);
     for (int r = 0; r < l->chart_h; r++)
         for (int c = 0; c < l->chart_w; c++)
-            gs_put(ui, y + r, l->chart_x + c, 1, v->lost ? GS_R_DIM : GS_R_CHART,
-                   ui->grid.cell[r * l->chart_w + c]);
+            gs_put_cell(ui, y + r, l->chart_x + c, v->lost ? GS_R_DIM : GS_R_CHART,
+                        ui->grid.cell[r * l->chart_w + c]);
     uint8_t now = n ? vals[n - 1] : GS_HIST_NONE;
     if (now <= 100)
         snprintf(lab, sizeof(lab), "%s %u%%", gs_metric_names[ui->conf.metric], now);

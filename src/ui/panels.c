@@ -167,7 +167,7 @@ static void detail_growth(struct gs_ui *ui, int y)
     struct gs_grid g = { (int)n, 1, cells };
     gs_chart_render(vals, (int)n, ui->glyphs == GS_GLYPH_ASCII ? GS_GLYPH_ASCII : GS_GLYPH_BLOCK, &g);
     for (int x = 0; x < g.w; x++)
-        gs_put(ui, y + 1, 2 + x, 1, GS_R_CHART, cells[x]);
+        gs_put_cell(ui, y + 1, 2 + x, GS_R_CHART, cells[x]);
 }
 
 void gs_draw_detail(struct gs_ui *ui)

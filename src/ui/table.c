@@ -40,9 +40,9 @@ static void table_header(struct gs_ui *ui, int y)
         enum gs_role r = c == ui->conf.sort_col ? GS_R_SORTED : GS_R_HEADER;
         gs_put(ui, y, ui->col_x[c], w, r, b);
         if (c == ui->conf.sort_col && d->width)
-            gs_put(ui, y, ui->col_x[c] + (d->right ? 0 : w - 1), 1, r, arrow);
+            gs_put_cell(ui, y, ui->col_x[c] + (d->right ? 0 : w - 1), r, arrow);
         else if (c == ui->conf.sort_col)
-            gs_put(ui, y, ui->col_x[c] + (int)strlen(d->title), 1, r, arrow);
+            gs_put_cell(ui, y, ui->col_x[c] + (int)strlen(d->title), r, arrow);
     }
     if (ui->conf.tree)
         gs_put(ui, y, COLS - 6, 6, GS_R_HEADER, " tree ");

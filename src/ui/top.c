@@ -8,6 +8,7 @@
 #include <langinfo.h>
 #include <locale.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -206,14 +207,21 @@ static int open_feed(struct gs_ui *ui, struct gs_err *err)
     struct gs_sampler_opts so = GS_SAMPLER_OPTS_INIT;
     struct gs_sampler *s;
 
+    sigset_t all, old;
+
     so.slow = GS_SLOW_THREAD;
     so.only_ids = ui->opts.only_ids;
+    /* Threads started from here on (the sampler's slow-field worker, the feed)
+     * inherit a full mask: signals always reach the UI thread and wake poll(). */
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, &old);
     int rc = gs_sampler_open(&s, &so, err);
-    if (rc < 0)
-        return rc;
-    rc = gs_feed_start(&ui->feed, s, ui->conf.interval_ms, err);
-    if (rc < 0)
-        gs_sampler_close(s);
+    if (rc == 0) {
+        rc = gs_feed_start(&ui->feed, s, ui->conf.interval_ms, err);
+        if (rc < 0)
+            gs_sampler_close(s);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     return rc;
 }
 

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "core/sampler.h"
+
 static inline const char *sim_build_dir(void)
 {
     const char *b = getenv("GS_BUILD_DIR");
@@ -80,6 +82,30 @@ static inline unsigned long long sim_calls(const char *symbol)
         n = count(symbol);
     dlclose(h);
     return count ? n : ~0ull;
+}
+
+/* Open/close a sampler so that a test failing half-way (cmocka longjmps out)
+ * cannot leave the simulator loaded with its scenario for the next test:
+ * the next sim_open closes what the failed test left open. */
+static struct gs_sampler *sim_last;
+
+static inline int sim_open(struct gs_sampler **s, const struct gs_sampler_opts *o,
+                           struct gs_err *err)
+{
+    if (sim_last)
+        gs_sampler_close(sim_last);
+    sim_last = NULL;
+    int rc = gs_sampler_open(s, o, err);
+    if (rc == 0)
+        sim_last = *s;
+    return rc;
+}
+
+static inline void sim_close(struct gs_sampler *s)
+{
+    if (s == sim_last)
+        sim_last = NULL;
+    gs_sampler_close(s);
 }
 
 #endif /* GS_TEST_SIM_ENV_H */

@@ -33,7 +33,7 @@ static int open_on(struct gs_sampler **s, const char *profile, const char *scena
 
     sim_setup(profile, scenario, faults);
     o.want_host = false;
-    return gs_sampler_open(s, &o, err);
+    return sim_open(s, &o, err);
 }
 
 static const struct gs_proc *find_pid(const struct gs_gpu *g, uint32_t pid)
@@ -127,7 +127,7 @@ static void test_handle_refused(void **state)
     assert_int_equal(snap.gpus[2].state, GS_GPU_OK);
     assert_true(gs_sample_has(&snap.gpus[2].s, GS_F_POWER));
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 /* A GPU that is already lost when we start. */
@@ -146,13 +146,13 @@ static void test_handle_lost(void **state)
     assert_true(snap.gpus[0].lost_since > 0);
     assert_int_equal(snap.gpus[1].state, GS_GPU_OK);
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 /* ---- driver profiles: absent symbols give the same values ------------------------------ */
 static const char *const procs_scn =
     "name procs\n"
-    "gpu 0-1\n"
+    "gpu 0-1 fans=2\n"
     "proc 0 pid=4001 type=compute mem=1GiB\n"
     "proc 0 pid=4002 type=compute+graphics mem=2GiB\n"
     "proc 0 pid=4003 type=graphics mem=300MiB\n"
@@ -202,7 +202,7 @@ static void run_profile(const char *profile, bool has_reserved, bool has_fan_cou
     assert_int_equal(gs_sample_has(&g->s, GS_F_MEM_RESERVED), has_reserved);
     assert_int_equal(gs_static_has(&g->st, GS_S_FAN_COUNT), has_fan_count);
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 static void test_profile_current(void **state)
@@ -260,7 +260,7 @@ static void test_bound_names_recorded(void **state)
                                    "nvmlDeviceGetComputeRunningProcesses_v3"));
     assert_non_null(strstr(l.text, "compute process entry -> 32 bytes"));
     assert_non_null(strstr(l.text, "nvmlDeviceGetTemperatureV -> (absent)"));
-    gs_sampler_close(s);
+    sim_close(s);
     if (!sim_available("r470"))
         return;
     assert_int_equal(open_on(&s, "r470", "demo", NULL, &err), 0);
@@ -269,7 +269,7 @@ static void test_bound_names_recorded(void **state)
     assert_non_null(strstr(l.text, "-> nvmlDeviceGetComputeRunningProcesses_v2"));
     assert_non_null(strstr(l.text, "compute process entry -> 24 bytes"));
     assert_non_null(strstr(l.text, "nvmlDeviceGetMemoryInfo_v2 -> (absent)"));
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 /* ---- process lists ------------------------------------------------------------------------ */
@@ -288,11 +288,16 @@ static void test_list_grows(void **state)
     gs_snapshot_init(&snap);
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
     assert_int_equal(snap.gpus[0].procs_status, GS_ST_OK);
-    assert_true(snap.gpus[0].nprocs >= 60);
+    assert_int_equal(snap.gpus[0].nprocs, 100);
+    /* INSUFFICIENT_SIZE on the first call, then one retry with a grown buffer */
+    assert_int_equal(sim_calls("nvmlDeviceGetComputeRunningProcesses_v3"), 2);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetComputeRunningProcesses_v3"), 3);
+    assert_int_equal(snap.gpus[0].nprocs, 100);
     for (uint32_t i = 0; i < snap.gpus[0].nprocs; i++)
         assert_int_equal(snap.gpus[0].procs[i].type & GS_PROC_COMPUTE, GS_PROC_COMPUTE);
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 static void test_bench_64_procs(void **state)
@@ -309,7 +314,7 @@ static void test_bench_64_procs(void **state)
     for (uint32_t i = 0; i < snap.ngpus; i++)
         assert_int_equal(snap.gpus[i].nprocs, 64);
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 /* Per-process utilization: values over 100 % dropped, processes idle get 0. */
@@ -338,7 +343,7 @@ static void test_process_utilization(void **state)
         assert_non_null(p);
         assert_true(p->sm_util_pct <= 100);
         gs_snapshot_release(&snap);
-        gs_sampler_close(s);
+        sim_close(s);
     }
 }
 
@@ -370,7 +375,7 @@ static void test_minimal_not_supported(void **state)
     if (g->s.status[GS_F_ECC_VOL_CORR] == GS_ST_NOT_SUPPORTED)
         assert_int_equal(sim_calls("nvmlDeviceGetTotalEccErrors"), ecc);
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 /* A field failing with an unexpected error: GS_ST_ERROR with the reason, others fine. */
@@ -393,7 +398,7 @@ static void test_field_error(void **state)
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
     assert_true(gs_sample_has(&snap.gpus[0].s, GS_F_POWER));
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 /* Memory info v2 refusing our version falls back to v1 (and stays there). */
@@ -413,7 +418,7 @@ static void test_memory_v2_fallback(void **state)
     assert_true(gs_sample_has(&snap.gpus[0].s, GS_F_MEM_USED));
     assert_false(gs_sample_has(&snap.gpus[0].s, GS_F_MEM_RESERVED));
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 /* ---- explanations ------------------------------------------------------------------------ */

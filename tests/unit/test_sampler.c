@@ -84,7 +84,7 @@ static void test_no_library(void **state)
     (void)state;
     unsetenv("GPUSCOPE_NVML_LIB");
     o.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
-    assert_int_equal(gs_sampler_open(&s, &o, &err), -GS_E_NO_LIBRARY);
+    assert_int_equal(sim_open(&s, &o, &err), -GS_E_NO_LIBRARY);
     assert_null(s);
     assert_int_equal(err.code, GS_E_NO_LIBRARY);
     assert_non_null(strstr(err.msg, "/nonexistent/libnvidia-ml.so.1"));
@@ -99,7 +99,7 @@ static void test_no_library_env(void **state)
     struct gs_err err = { 0 };
     (void)state;
     setenv("GPUSCOPE_NVML_LIB", "/nonexistent/env/libnvidia-ml.so.1", 1);
-    assert_int_equal(gs_sampler_open(&s, &o, &err), -GS_E_NO_LIBRARY);
+    assert_int_equal(sim_open(&s, &o, &err), -GS_E_NO_LIBRARY);
     assert_non_null(strstr(err.msg, "/nonexistent/env/"));
     unsetenv("GPUSCOPE_NVML_LIB");
 }
@@ -113,7 +113,7 @@ static void test_backend_filter(void **state)
     NEED_SIM("current");
     sim_setup("current", "demo", NULL);
     setenv("GPUSCOPE_BACKENDS", "amdgpu", 1);
-    assert_true(gs_sampler_open(&s, &o, &err) < 0);
+    assert_true(sim_open(&s, &o, &err) < 0);
     assert_non_null(strstr(err.msg, "GPUSCOPE_BACKENDS"));
     unsetenv("GPUSCOPE_BACKENDS");
 }
@@ -128,7 +128,7 @@ static void test_demo_snapshot(void **state)
     NEED_SIM("current");
     sim_setup("current", "demo", NULL);
     o.want_host = false;
-    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    assert_int_equal(sim_open(&s, &o, &err), 0);
     gs_snapshot_init(&snap);
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
     assert_int_equal(snap.ngpus, 8);
@@ -160,7 +160,7 @@ static void test_demo_snapshot(void **state)
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
     assert_ptr_equal(before, snap.gpus);
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 static void test_select_ids(void **state)
@@ -174,7 +174,7 @@ static void test_select_ids(void **state)
     sim_setup("current", "demo", NULL);
     o.want_host = false;
     o.only_ids = "3,1";
-    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    assert_int_equal(sim_open(&s, &o, &err), 0);
     gs_snapshot_init(&snap);
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
     assert_int_equal(snap.ngpus, 2);
@@ -187,18 +187,18 @@ static void test_select_ids(void **state)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
     snprintf(ids, sizeof(ids), "%s,%s", uuid, snap.gpus[0].st.pci_bus_id + 4);
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
     o.only_ids = ids;
-    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    assert_int_equal(sim_open(&s, &o, &err), 0);
     gs_snapshot_init(&snap);
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
     assert_int_equal(snap.ngpus, 2);
     assert_int_equal(snap.gpus[0].st.index, 1);
     assert_int_equal(snap.gpus[1].st.index, 3);
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
     o.only_ids = "GPU-does-not-exist";
-    assert_int_equal(gs_sampler_open(&s, &o, &err), -GS_E_NO_DEVICE);
+    assert_int_equal(sim_open(&s, &o, &err), -GS_E_NO_DEVICE);
     assert_non_null(strstr(err.msg, "GPU-does-not-exist"));
 }
 
@@ -230,7 +230,7 @@ static void test_call_counts(void **state)
     NEED_SIM("current");
     sim_setup("current", "bench-8x8", NULL);
     o.want_host = false;
-    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    assert_int_equal(sim_open(&s, &o, &err), 0);
     gs_snapshot_init(&snap);
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0); /* first tick sizes buffers */
     for (size_t i = 0; i < sizeof(per_tick) / sizeof(per_tick[0]); i++)
@@ -248,7 +248,7 @@ static void test_call_counts(void **state)
     for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
         assert_int_equal(sim_calls(once[i]), once_before[i]);
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 /* ---- slow fields ---------------------------------------------------------------------- */
@@ -263,18 +263,18 @@ static void test_slow_skip_and_thread(void **state)
     sim_setup("current", "demo", NULL);
     o.want_host = false;
     o.slow = GS_SLOW_SKIP;
-    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    assert_int_equal(sim_open(&s, &o, &err), 0);
     gs_snapshot_init(&snap);
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
     assert_int_equal(snap.gpus[0].s.status[GS_F_PCIE_TX], GS_ST_NOT_SAMPLED);
     assert_int_equal(snap.gpus[0].s.status[GS_F_PCIE_RX], GS_ST_NOT_SAMPLED);
     assert_int_equal(sim_calls("nvmlDeviceGetPcieThroughput"), 0);
     assert_true(gs_sample_has(&snap.gpus[0].s, GS_F_POWER));
-    gs_sampler_close(s);
+    sim_close(s);
 
     o.slow = GS_SLOW_THREAD;
     o.slow_interval_ms = 10;
-    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    assert_int_equal(sim_open(&s, &o, &err), 0);
     for (int tries = 0; tries < 200; tries++) {
         assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
         if (gs_sample_has(&snap.gpus[7].s, GS_F_PCIE_RX))
@@ -285,7 +285,7 @@ static void test_slow_skip_and_thread(void **state)
     assert_true(gs_sample_has(&snap.gpus[7].s, GS_F_PCIE_RX));
     assert_true(snap.gpus[7].s.pcie_rate_age_ns < 5000000000ull);
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 /* ---- a GPU lost mid-loop: it is marked, the others keep updating --------------------- */
@@ -299,7 +299,7 @@ static void test_gpu_lost_mid_loop(void **state)
     NEED_SIM("current");
     sim_setup("current", "demo", "nvmlDeviceGetPowerUsage gpu=2 call=3 error=GPU_IS_LOST persist");
     o.want_host = false;
-    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    assert_int_equal(sim_open(&s, &o, &err), 0);
     gs_snapshot_init(&snap);
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
@@ -326,7 +326,7 @@ static void test_gpu_lost_mid_loop(void **state)
         assert_true(gs_sample_has(&snap.gpus[i].s, GS_F_POWER));
     }
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 /* ---- host facts: our own PID is visible, a synthetic one is not ----------------------- */
@@ -347,7 +347,7 @@ static void test_host_facts(void **state)
              "proc 0 pid=3999999 type=compute mem=2GiB\n");
     sim_setup("current", sim_write_scenario(scn), NULL);
     setenv("GPUSCOPE_SIM_PIDS", pids, 1);
-    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    assert_int_equal(sim_open(&s, &o, &err), 0);
     gs_snapshot_init(&snap);
     assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
     assert_int_equal(snap.gpus[0].nprocs, 2);
@@ -362,8 +362,57 @@ static void test_host_facts(void **state)
         }
     }
     gs_snapshot_release(&snap);
-    gs_sampler_close(s);
+    sim_close(s);
     unsetenv("GPUSCOPE_SIM_PIDS");
+}
+
+/* A PID NVML keeps listing after the process died: shown, marked, not dropped. */
+static void test_pid_vanishes(void **state)
+{
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    char clock[64];
+    FILE *f;
+    (void)state;
+    NEED_SIM("current");
+    snprintf(clock, sizeof(clock), "/tmp/gs-test-clock-%d", (int)getpid());
+    f = fopen(clock, "w");
+    fputs("1\n", f);
+    fclose(f);
+    sim_setup("current", "vanish", NULL);
+    char env[96];
+    snprintf(env, sizeof(env), "file:%s", clock);
+    setenv("GPUSCOPE_SIM_CLOCK", env, 1);
+    assert_int_equal(sim_open(&s, &o, &err), 0);
+    gs_snapshot_init(&snap);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.gpus[0].nprocs, 3);
+    const struct gs_proc *worker = NULL;
+    for (uint32_t i = 0; i < 3; i++) {
+        const struct gs_proc *p = &snap.gpus[0].procs[i];
+        if (p->pid == (uint32_t)getpid())
+            assert_int_equal(p->host_vis, GS_HOST_VISIBLE);
+        else if (p->pid == 3999999)
+            assert_int_equal(p->host_vis, GS_HOST_NOT_VISIBLE);
+        else
+            worker = p;
+    }
+    assert_non_null(worker);
+    uint32_t worker_pid = worker->pid;
+    assert_int_equal(worker->host_vis, GS_HOST_VISIBLE);
+    f = fopen(clock, "w");
+    fputs("5\n", f);
+    fclose(f);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.gpus[0].nprocs, 3); /* still listed by NVML */
+    for (uint32_t i = 0; i < 3; i++)
+        if (snap.gpus[0].procs[i].pid == worker_pid)
+            assert_int_not_equal(snap.gpus[0].procs[i].host_vis, GS_HOST_VISIBLE);
+    gs_snapshot_release(&snap);
+    sim_close(s);
+    unlink(clock);
 }
 
 static void collect_line(void *arg, const char *text)
@@ -383,10 +432,10 @@ static void test_describe(void **state)
     NEED_SIM("current");
     sim_setup("current", "demo", NULL);
     o.want_host = false;
-    assert_int_equal(gs_sampler_open(&s, &o, &err), 0);
+    assert_int_equal(sim_open(&s, &o, &err), 0);
     gs_sampler_describe(s, collect_line, &n);
     assert_true(n > 40);
-    gs_sampler_close(s);
+    sim_close(s);
 }
 
 int main(void)
@@ -403,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_slow_skip_and_thread),
         cmocka_unit_test(test_gpu_lost_mid_loop),
         cmocka_unit_test(test_host_facts),
+        cmocka_unit_test(test_pid_vanishes),
         cmocka_unit_test(test_describe),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# prometheus.sh - integration test of `gpuscope serve` with a real Prometheus
+# (Debian's 2.42 package): a private Prometheus on loopback scrapes the exporter
+# (it asks for OpenMetrics, so this also checks our OpenMetrics), PromQL through
+# its HTTP API returns the scenario's values, and `promtool check metrics` on the
+# text output reports only the lints that DCGM's own names force (docs/SERVE.md),
+# none on gpuscope_* metrics. Exit 77 (skipped) without prometheus/promtool.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+GS=${GPUSCOPE:-$ROOT/build/gpuscope}
+for t in prometheus promtool curl python3; do
+    command -v "$t" >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
+done
+[ -x "$GS" ] && [ -f "$ROOT/build/sim/current/libnvidia-ml.so.1" ] || { echo "SKIP: build first"; exit 77; }
+
+TMP=$(mktemp -d)
+GS_PID= PROM_PID=
+cleanup() {
+    [ -n "$GS_PID" ] && kill "$GS_PID" 2>/dev/null && wait "$GS_PID" 2>/dev/null
+    [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "--- gpuscope stderr"; cat "$TMP/gs.err"; echo "--- prometheus log (tail)";
+         tail -n 20 "$TMP/prom.log" 2>/dev/null; exit 1; }
+
+# 1. the exporter, on a kernel-chosen loopback port, deterministic values
+GPUSCOPE_NVML_LIB=$ROOT/build/sim/current/libnvidia-ml.so.1 GPUSCOPE_SIM_SCENARIO=demo \
+GPUSCOPE_SIM_SCENARIO_DIR=$ROOT/sim/scenarios GPUSCOPE_SIM_CLOCK=fixed:100 \
+    "$GS" serve --listen 127.0.0.1:0 --hostname=itest-node 2>"$TMP/gs.err" &
+GS_PID=$!
+for _ in $(seq 1 100); do
+    GS_PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$TMP/gs.err")
+    [ -n "$GS_PORT" ] && break
+    sleep 0.1
+done
+[ -n "${GS_PORT:-}" ] || fail "gpuscope serve did not start"
+curl -sf "http://127.0.0.1:$GS_PORT/metrics" >"$TMP/metrics.txt" || fail "scrape with curl"
+
+# 2. promtool: only DCGM-forced lints, none on gpuscope_ metrics
+promtool check metrics <"$TMP/metrics.txt" >"$TMP/lint.txt" 2>&1
+if grep -q '^gpuscope_' "$TMP/lint.txt"; then fail "promtool warns on gpuscope_ metrics: $(grep '^gpuscope_' "$TMP/lint.txt" | sort -u)"; fi
+unexpected=$(grep -v -e "label names should be written in 'snake_case' not 'camelCase'" \
+                     -e 'counter metrics should have "_total" suffix' \
+                     -e "metric name should not include type 'counter'" "$TMP/lint.txt" | grep -v '^$')
+[ -z "$unexpected" ] || fail "unexpected promtool output: $unexpected"
+grep -v '^DCGM_' "$TMP/metrics.txt" >"$TMP/own.txt"
+promtool check metrics <"$TMP/own.txt" || fail "promtool check metrics on gpuscope_ metrics alone"
+
+# 3. a private Prometheus on loopback
+PROM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat >"$TMP/prometheus.yml" <<YML
+global: {scrape_interval: 1s, scrape_timeout: 800ms, evaluation_interval: 1s}
+scrape_configs:
+  - job_name: gpuscope
+    static_configs: [{targets: ['127.0.0.1:$GS_PORT']}]
+YML
+prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/data" \
+    --web.listen-address="127.0.0.1:$PROM_PORT" >"$TMP/prom.log" 2>&1 &
+PROM_PID=$!
+API="http://127.0.0.1:$PROM_PORT"
+for _ in $(seq 1 60); do curl -sf "$API/-/ready" >/dev/null && break; sleep 0.5; done
+curl -sf "$API/-/ready" >/dev/null || fail "prometheus not ready"
+
+query() { curl -sf --get --data-urlencode "query=$1" "$API/api/v1/query" |
+          python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")'; }
+got=
+for _ in $(seq 1 60); do
+    got=$(query 'DCGM_FI_DEV_GPU_TEMP{gpu="3"}')
+    [ -n "$got" ] && break
+    sleep 0.5
+done
+want=$(grep '^DCGM_FI_DEV_GPU_TEMP{gpu="3"' "$TMP/metrics.txt" | sed 's/.* //')
+[ "$got" = "$want" ] || fail "DCGM_FI_DEV_GPU_TEMP{gpu=3}: prometheus '$got', exporter '$want'"
+[ "$(query 'up{job="gpuscope"}')" = 1 ] || fail "target not up"
+[ "$(query 'sum(gpuscope_gpu_up)')" = 8 ] || fail "sum(gpuscope_gpu_up) != 8"
+[ "$(query 'count(DCGM_FI_DEV_POWER_USAGE{Hostname="itest-node",modelName="NVIDIA H100 80GB HBM3"})')" = 8 ] ||
+    fail "DCGM labels"
+[ "$(query 'gpuscope_exporter_samples_total > 0')" != "" ] || fail "OpenMetrics counter gpuscope_exporter_samples_total"
+energy=$(query 'DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION{gpu="0"}')
+[ -n "$energy" ] || fail "DCGM counter stored under its dcgm-exporter name"
+health=$(curl -sf "$API/api/v1/targets" | python3 -c 'import json,sys; t=json.load(sys.stdin)["data"]["activeTargets"][0]; print(t["health"], t["lastError"] or "-")')
+[ "$health" = "up -" ] || fail "target health: $health"
+echo "ok: prometheus scraped gpuscope serve (GPU_TEMP{gpu=3} = $got, 8 GPUs up), promtool clean on gpuscope_*"

@@ -28,18 +28,34 @@ ifeq ($(WERROR),1)
   WARN += -Werror
 endif
 
-PKGS := jansson libmicrohttpd ncursesw
-PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(PKGS) 2>/dev/null)
+# The core binary links only jansson; heavy libraries belong to the modules
+# of the subcommands that need them (src/core/module.h explains why).
+PKGS := jansson
+PKGS_serve := libmicrohttpd
+PKGS_top := ncursesw
+ALL_PKGS := $(PKGS) $(PKGS_serve) $(PKGS_top)
+PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(ALL_PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
+LIBS_serve := $(shell $(PKG_CONFIG) --libs $(PKGS_serve) 2>/dev/null) -lcrypt
+LIBS_top := $(shell $(PKG_CONFIG) --libs $(PKGS_top) 2>/dev/null)
 
 CPPFLAGS += -Isrc -D_GNU_SOURCE -DGS_PREFIX='"$(PREFIX)"'
 CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(WARN) $(SANFLAGS) -fPIC $(PKG_CFLAGS) $(CFLAGS)
-LDLIBS_ALL := $(PKG_LIBS) -lcrypt -ldl -lpthread -lm $(LDLIBS)
+LDLIBS_ALL := $(PKG_LIBS) -ldl -lpthread -lm $(LDLIBS)
+# Tests, benchmarks and fuzzers link everything, modules included.
+LDLIBS_TEST := $(PKG_LIBS) $(LIBS_serve) $(LIBS_top) -ldl -lpthread -lm $(LDLIBS)
 
-# --- sources: every .c under src/ is part of the tool; main.c only of the binary
+# --- sources: every .c under src/ is part of the tool; main.c only of the binary.
+# Modules: src/serve/ + src/cmd/serve.c -> modules/serve.so, src/ui/ + src/cmd/top.c -> modules/top.so.
+MODULES := serve top
+MOD_SRC_serve := $(sort $(shell find src/serve -name '*.c' 2>/dev/null) src/cmd/serve.c)
+MOD_SRC_top := $(sort $(shell find src/ui -name '*.c' 2>/dev/null) src/cmd/top.c)
 SRC := $(shell find src -name '*.c' | sort)
 OBJ := $(SRC:%.c=$(O)/obj/%.o)
+MOD_OBJ := $(foreach m,$(MODULES),$(MOD_SRC_$(m):%.c=$(O)/obj/%.o))
+CORE_OBJ := $(filter-out $(MOD_OBJ),$(OBJ))
 LIB_OBJ := $(filter-out $(O)/obj/src/main.o,$(OBJ))
+MOD_LIBS := $(MODULES:%=$(O)/modules/%.so)
 
 # --- the NVML simulator: one shared library per driver profile (sim/profiles/*.map)
 SIM_SRC := $(shell find sim -name '*.c' | sort)
@@ -57,10 +73,18 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(O)/bench/%)
 
-all: $(O)/gpuscope $(SIM_LIBS)
+all: $(O)/gpuscope $(SIM_LIBS) $(MOD_LIBS)
 
-$(O)/gpuscope: $(OBJ)
-	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+# -rdynamic: modules resolve the core's gs_* functions from the executable.
+$(O)/gpuscope: $(CORE_OBJ)
+	$(CC) $(CFLAGS_ALL) -rdynamic -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+
+define module_rule
+$(O)/modules/$(1).so: $(MOD_SRC_$(1):%.c=$(O)/obj/%.o)
+	@mkdir -p $$(dir $$@)
+	$$(CC) $$(CFLAGS_ALL) -shared -o $$@ $$^ $$(LDFLAGS) $$(LIBS_$(1)) -lpthread -lm
+endef
+$(foreach m,$(MODULES),$(eval $(call module_rule,$(m))))
 
 $(O)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -75,11 +99,11 @@ $(O)/sim/%/libnvidia-ml.so.1: $(SIM_OBJ) sim/profiles/%.map
 
 $(O)/tests/%: tests/unit/%.c $(LIB_OBJ) $(filter $(O)/obj/sim/scenario%,$(SIM_OBJ))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Isim -Itests/unit $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS_ALL)
+	$(CC) $(CPPFLAGS) -Isim -Itests/unit $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS_TEST)
 
 $(O)/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_TEST)
 
 unit: $(UNIT_BIN)
 bench-bin: $(BENCH_BIN)
@@ -92,7 +116,7 @@ FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Isim -D
               -DGS_PREFIX='"$(PREFIX)"' $(PKG_CFLAGS)
 build-fuzz/%: fuzz/%.c $(filter-out src/main.c,$(SRC)) $(SIM_PARSER_SRC)
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) -lcrypt -ldl -lpthread -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) $(LIBS_serve) $(LIBS_top) -ldl -lpthread -lm
 fuzz: $(FUZZ_BIN)
 
 # --- what a person runs
@@ -109,8 +133,9 @@ bench: deps
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/gpuscope/sim \
-	    $(DESTDIR)$(PREFIX)/share/gpuscope/scenarios
+	    $(DESTDIR)$(PREFIX)/lib/gpuscope/modules $(DESTDIR)$(PREFIX)/share/gpuscope/scenarios
 	install -m 755 $(O)/gpuscope $(DESTDIR)$(PREFIX)/bin/gpuscope
+	install -m 755 $(MOD_LIBS) $(DESTDIR)$(PREFIX)/lib/gpuscope/modules/
 	for p in $(SIM_PROFILES); do \
 	    install -d $(DESTDIR)$(PREFIX)/lib/gpuscope/sim/$$p; \
 	    install -m 755 $(O)/sim/$$p/libnvidia-ml.so.1 $(DESTDIR)$(PREFIX)/lib/gpuscope/sim/$$p/; \

@@ -9,19 +9,24 @@
 #include "cmd/cmd.h"
 #include "core/demo.h"
 #include "core/err.h"
+#include "core/module.h"
 #include "version.h"
 
+/* A subcommand is a function linked into the binary, or, for those that need
+ * heavy libraries, the symbol `cmd_<name>` of a loadable module (module.h). */
 struct cmd {
     const char *name;
-    int (*fn)(int argc, char **argv, const struct gs_cmd_ctx *ctx);
+    gs_cmd_fn fn;       /* NULL: load from the module named `module` */
+    const char *module;
     unsigned flags;
     const char *summary;
 };
 
 static const struct cmd commands[] = {
-    { "query", cmd_query, 0, "snapshot or stream GPU and process readings (nvidia-smi/gpustat style)" },
-    { "top", cmd_top, CMD_LONG_RUNNING, "the live view: GPUs, history charts, processes (htop/nvtop style)" },
-    { "serve", cmd_serve, CMD_LONG_RUNNING, "Prometheus exporter, a drop-in for dcgm-exporter (/metrics on :9400)" },
+    { "query", cmd_query, NULL, 0, "snapshot or stream GPU and process readings (nvidia-smi/gpustat style)" },
+    { "top", NULL, "top", CMD_LONG_RUNNING, "the live view: GPUs, history charts, processes (htop/nvtop style)" },
+    { "serve", NULL, "serve", CMD_LONG_RUNNING,
+      "Prometheus exporter, a drop-in for dcgm-exporter (/metrics on :9400)" },
 };
 
 #define DEFAULT_COMMAND "query"
@@ -45,28 +50,6 @@ static const struct cmd *find_command(const char *name)
         if (!strcmp(commands[i].name, name))
             return &commands[i];
     return NULL;
-}
-
-int gs_exit_from_errc(int errc)
-{
-    if (errc < 0)
-        errc = -errc;
-    switch (errc) {
-    case GS_OK:
-        return GS_EXIT_OK;
-    case GS_E_USAGE:
-    case GS_E_PARSE:
-        return GS_EXIT_USAGE;
-    case GS_E_NO_LIBRARY:
-    case GS_E_NO_DRIVER:
-        return GS_EXIT_NO_NVML;
-    case GS_E_NO_DEVICE:
-        return GS_EXIT_NO_GPU;
-    case GS_E_GPU_LOST:
-        return GS_EXIT_PARTIAL;
-    default:
-        return GS_EXIT_FAILURE;
-    }
 }
 
 int main(int argc, char **argv)
@@ -105,7 +88,17 @@ int main(int argc, char **argv)
     } else {
         c = find_command(DEFAULT_COMMAND);
     }
+    gs_cmd_fn fn = c->fn;
+    if (!fn) {
+        char symbol[64];
+        snprintf(symbol, sizeof(symbol), "cmd_%s", c->name);
+        fn = gs_module_load(c->module, symbol, &err);
+        if (!fn) {
+            gs_err_print(&err);
+            return gs_exit_from_errc(err.code);
+        }
+    }
     /* The subcommand sees argv[0] = its own name, like git builtins. */
     argv[i - 1] = (char *)c->name;
-    return c->fn(argc - (i - 1), argv + (i - 1), &ctx);
+    return fn(argc - (i - 1), argv + (i - 1), &ctx);
 }

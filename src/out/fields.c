@@ -246,6 +246,30 @@ void gs_field_header(const struct gs_field_def *f, char *buf, size_t len)
         snprintf(buf, len, "%s", f->name);
 }
 
+/* One line: the name in a column, then "[unit]", "alias x" and a remark. */
+static void help_line(const struct gs_field_def *f, char *buf, size_t len)
+{
+    const char *parts[3] = {NULL, NULL, NULL};
+    char unit[24] = "", alias[96] = "";
+    size_t used;
+
+    if (f->unit)
+        snprintf(unit, sizeof(unit), "[%s]", f->unit);
+    if (f->alias)
+        snprintf(alias, sizeof(alias), "alias %s", f->alias);
+    parts[0] = unit;
+    parts[1] = alias;
+    parts[2] = f->kind == FK_NONE   ? "(not read by gpuscope: prints [N/A])"
+               : f->flags & DEF_EXT ? "(gpuscope extension)"
+                                    : "";
+    used = (size_t)snprintf(buf, len, "%-52s", f->name);
+    for (int i = 0; i < 3 && used < len; i++)
+        if (parts[i][0])
+            used += (size_t)snprintf(buf + used, len - used, "  %s", parts[i]);
+    while (used > 0 && used < len && buf[used - 1] == ' ')
+        buf[--used] = '\0';
+}
+
 void gs_fields_help(enum gs_query_kind kind, void (*line)(void *arg, const char *text), void *arg)
 {
     size_t n;
@@ -253,12 +277,7 @@ void gs_fields_help(enum gs_query_kind kind, void (*line)(void *arg, const char 
     char buf[256];
 
     for (size_t i = 0; i < n; i++) {
-        const struct gs_field_def *f = &tab[i];
-        snprintf(buf, sizeof(buf), "%-52s%s%s%s%s%s%s", f->name, f->alias ? " alias " : "",
-                 f->alias ? f->alias : "", f->unit ? " [" : "", f->unit ? f->unit : "", f->unit ? "]" : "",
-                 f->kind == FK_NONE   ? "  (not read by gpuscope: [N/A])"
-                 : f->flags & DEF_EXT ? "  (gpuscope extension)"
-                                      : "");
+        help_line(&tab[i], buf, sizeof(buf));
         line(arg, buf);
     }
 }

@@ -278,6 +278,7 @@ static int finish(struct qargs *q, struct gs_err *err)
     if (q->out.count && !q->out.interval_ns)
         q->out.interval_ns = 1000000000ull;
     q->out.color = want_color(q->color);
+    q->out.redraw = q->out.format == GS_OUT_TABLE && q->out.interval_ns && isatty(STDOUT_FILENO);
     return 0;
 }
 

@@ -55,6 +55,7 @@ struct gs_out_opts {
     const struct gs_fieldlist *fields; /* GS_OUT_CSV: what to print */
     unsigned csv_flags;                /* enum gs_csv_flags */
     bool color;                        /* GS_OUT_TABLE */
+    bool redraw;                       /* GS_OUT_TABLE loop on a terminal: clear, like watch(1) */
     uint64_t interval_ns;              /* 0: one snapshot */
     uint64_t count;                    /* snapshots to print, 0 = until stopped */
     const char *only_ids;              /* -i */

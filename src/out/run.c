@@ -75,7 +75,9 @@ static int emit(const struct gs_out_opts *o, const struct gs_snapshot *snap, uin
             fputc('\n', stdout);
         return gs_details_write(stdout, snap);
     default:
-        if (seq > 0)
+        if (o->redraw)
+            fputs("\033[H\033[J", stdout); /* home, clear: the table stays in place */
+        else if (seq > 0)
             fputc('\n', stdout);
         return gs_table_write(stdout, snap, o->color);
     }

@@ -246,6 +246,7 @@ enum gs_pfield {
     GS_P_PARENT,       /* ppid, pgid */
     GS_P_CONTAINER,    /* container_id (and container_runtime) */
     GS_P_POD,          /* pod_uid */
+    GS_P_NAME,         /* name: as the driver reports it */
     GS_P_COUNT
 };
 
@@ -280,6 +281,8 @@ struct gs_proc {
     char container_id[72];         /* 64-hex docker/containerd/cri-o id, or "" */
     char container_runtime[16];    /* "docker", "containerd", "cri-o", "podman", "" */
     char pod_uid[40];              /* Kubernetes pod UID (dashes), or "" */
+    char name[96];                 /* process name as the driver sees it (nvmlSystemGetProcessName):
+                                    * nvidia-smi's process_name; known even when /proc cannot see the PID */
 };
 
 /* ---- one GPU in a snapshot ------------------------------------------------------ */

@@ -100,6 +100,7 @@ static const struct nvml_sym nvml_syms[] = {
         DEV("GetMPSComputeRunningProcesses") }, SYM(mps_procs), false },
     { { DEV("GetProcessesUtilizationInfo"), NULL, NULL }, SYM(proc_util_info), false },
     { { DEV("GetProcessUtilization"), NULL, NULL }, SYM(proc_util), false },
+    { { "nvmlSystemGetProcessName", NULL, NULL }, SYM(process_name), false },
     { { DEV("GetConfComputeMemSizeInfo"), NULL, NULL }, SYM(conf_compute_mem), false },
     { { DEV("GetRunningProcessDetailList"), NULL, NULL }, SYM(process_detail_list), false },
     /* our simulator identifies itself with these */

@@ -85,6 +85,7 @@ struct nvml_fns {
     nvmlDeviceGetRunningProcesses_fn mps_procs;
     nvmlDeviceGetProcessesUtilizationInfo_fn proc_util_info;
     nvmlDeviceGetProcessUtilization_fn proc_util;
+    nvmlSystemGetProcessName_fn process_name;
     nvmlProbe_fn conf_compute_mem;       /* presence marks the R535-early _v3 layout ... */
     nvmlProbe_fn process_detail_list;    /* ... unless this one exists too */
     /* the gpuscope simulator */

@@ -28,6 +28,12 @@ struct nvml_putil {
     uint32_t sm_pct, mem_pct, enc_pct, dec_pct;
 };
 
+/* A process name as the driver gave it, asked once per PID. */
+struct nvml_pname {
+    uint32_t pid;
+    char name[96]; /* "" when the driver could not say */
+};
+
 struct nvml_device {
     struct gs_bdev base;               /* nvml_dev(b) = container_of(b, struct nvml_device, base) */
     struct nvml_ctx *ctx;
@@ -52,6 +58,8 @@ struct nvml_device {
     unsigned long long util_last_seen; /* newest per-process sample timestamp accepted (us) */
     struct nvml_putil *ucache;         /* per-PID latest utilization */
     unsigned ucache_n, ucache_cap;
+    struct nvml_pname *names;          /* per-PID driver names of the current list */
+    unsigned names_n, names_cap;
 };
 
 static inline struct nvml_device *nvml_dev(struct gs_bdev *b)

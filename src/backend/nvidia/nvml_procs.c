@@ -37,8 +37,10 @@ void gs_nvml_procs_free(struct nvml_device *d)
     free(d->pbuf);
     free(d->ubuf);
     free(d->ucache);
+    free(d->names);
     d->pbuf = d->ubuf = NULL;
     d->ucache = NULL;
+    d->names = NULL;
 }
 
 /* Grow *buf to hold at least need entries of size bytes; 0 or -1. */
@@ -256,6 +258,51 @@ static void nvml_read_putil(struct nvml_device *d, struct gs_gpu *g)
         d->putil_unsup = true;
 }
 
+/* ---- process names ------------------------------------------------------------------ */
+static const struct nvml_pname *nvml_name_get(struct nvml_device *d, uint32_t pid)
+{
+    nvmlSystemGetProcessName_fn fn = d->ctx->lib.f.process_name;
+
+    for (unsigned i = 0; i < d->names_n; i++)
+        if (d->names[i].pid == pid)
+            return &d->names[i];
+    if (d->names_n == d->names_cap) {
+        unsigned char *p = (unsigned char *)d->names;
+        if (nvml_grow(&p, &d->names_cap, d->names_n + 1, sizeof(*d->names)) < 0)
+            return NULL;
+        d->names = (struct nvml_pname *)p;
+    }
+    struct nvml_pname *n = &d->names[d->names_n++];
+    n->pid = pid;
+    n->name[0] = '\0';
+    if (fn(pid, n->name, sizeof(n->name)) != NVML_SUCCESS)
+        n->name[0] = '\0';
+    n->name[sizeof(n->name) - 1] = '\0';
+    return n;
+}
+
+/* nvidia-smi's process_name: asked of the driver once per PID (a new PID is
+ * one nvmlSystemGetProcessName call, then cached while it stays on the GPU).
+ * It is what names a process /proc cannot see (other PID namespace). */
+static void nvml_read_names(struct nvml_device *d, struct gs_gpu *g)
+{
+    unsigned keep = 0;
+
+    if (!d->ctx->lib.f.process_name)
+        return;
+    for (uint32_t i = 0; i < g->nprocs; i++) {
+        const struct nvml_pname *n = nvml_name_get(d, g->procs[i].pid);
+        if (n && n->name[0]) {
+            memcpy(g->procs[i].name, n->name, sizeof(g->procs[i].name));
+            gs_proc_set(&g->procs[i], GS_P_NAME);
+        }
+    }
+    for (unsigned i = 0; i < d->names_n; i++)
+        if (nvml_find_proc(g, d->names[i].pid))
+            d->names[keep++] = d->names[i];
+    d->names_n = keep;
+}
+
 int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
 {
     struct nvml_device *d = nvml_dev(b);
@@ -280,7 +327,9 @@ int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
         return -GS_E_GPU_LOST;
     }
     g->procs_status = (uint8_t)best;
-    if (best == GS_ST_OK)
+    if (best == GS_ST_OK) {
+        nvml_read_names(d, g);
         nvml_read_putil(d, g);
+    }
     return best == GS_ST_ERROR ? -GS_E_BACKEND : 0;
 }

@@ -257,7 +257,6 @@ static struct MHD_Daemon *http_daemon(struct gs_http *h, const struct gs_serve_o
     opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_s, NULL };
     opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, 32 * 1024, NULL };
     opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, 256, NULL };
-    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_EXTERNAL_LOGGER, (intptr_t)(void *)http_log, NULL };
     if (o->threads > 1)
         opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_THREAD_POOL_SIZE, o->threads, NULL };
     if (sa)
@@ -271,8 +270,9 @@ static struct MHD_Daemon *http_daemon(struct gs_http *h, const struct gs_serve_o
                                              (void *)(uintptr_t)gs_webcfg_tls_priorities(h->wc) };
     }
     opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_END, 0, NULL };
-    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, http_handler, h, MHD_OPTION_ARRAY, opts,
-                            MHD_OPTION_END);
+    /* the logger must come first, or MHD logs the options' errors its own way */
+    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, http_handler, h, MHD_OPTION_EXTERNAL_LOGGER,
+                            http_log, NULL, MHD_OPTION_ARRAY, opts, MHD_OPTION_END);
 }
 
 int gs_http_start(struct gs_http **out, struct gs_exporter *ex, const struct gs_serve_opts *o,

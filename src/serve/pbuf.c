@@ -62,7 +62,7 @@ bool gs_pbuf_grow(struct gs_pbuf *b, size_t n)
 
 void gs_pbuf_add(struct gs_pbuf *b, const char *s, size_t n)
 {
-    if (!gs_pbuf_grow(b, n))
+    if (b->len + n >= b->cap && !gs_pbuf_grow(b, n)) /* cap > len + n: room for the NUL */
         return;
     memcpy(b->data + b->len, s, n);
     b->len += n;
@@ -76,7 +76,20 @@ void gs_pbuf_adds(struct gs_pbuf *b, const char *s)
 
 void gs_pbuf_addc(struct gs_pbuf *b, char c)
 {
-    gs_pbuf_add(b, &c, 1);
+    if (b->len + 1 >= b->cap && !gs_pbuf_grow(b, 1))
+        return;
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+}
+
+void gs_pbuf_addu(struct gs_pbuf *b, uint64_t v)
+{
+    char tmp[24], *p = tmp + sizeof(tmp);
+    do {
+        *--p = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    gs_pbuf_add(b, p, (size_t)(tmp + sizeof(tmp) - p));
 }
 
 void gs_pbuf_addf(struct gs_pbuf *b, const char *fmt, ...)

@@ -10,6 +10,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 struct gs_pbuf {
     char *data;   /* NUL-terminated while !failed; owned */
@@ -26,6 +27,8 @@ bool gs_pbuf_ok(const struct gs_pbuf *b);
 void gs_pbuf_add(struct gs_pbuf *b, const char *s, size_t n);
 void gs_pbuf_adds(struct gs_pbuf *b, const char *s);
 void gs_pbuf_addc(struct gs_pbuf *b, char c);
+/* Append v in decimal (no printf: the hot path of a rendering). */
+void gs_pbuf_addu(struct gs_pbuf *b, uint64_t v);
 void gs_pbuf_addf(struct gs_pbuf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Make room for n more bytes; false on out of memory. */
 bool gs_pbuf_grow(struct gs_pbuf *b, size_t n);

@@ -7,6 +7,7 @@
 #include "serve/prom.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -93,6 +94,12 @@ void gs_prom_add_double(struct gs_pbuf *b, double v)
     }
     if (isinf(v)) {
         gs_pbuf_adds(b, v > 0 ? "+Inf" : "-Inf");
+        return;
+    }
+    if (v == (double)(int64_t)v && v > -1e15 && v < 1e15) { /* integral: exact, no printf */
+        if (v < 0)
+            gs_pbuf_addc(b, '-');
+        gs_pbuf_addu(b, (uint64_t)(v < 0 ? -v : v));
         return;
     }
     char tmp[40];

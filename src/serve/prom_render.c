@@ -29,6 +29,7 @@ enum prom_fmt {
     PF_INT, /* integer (truncated), as DCGM prints integer fields */
     PF_F6,  /* %f, as dcgm-exporter prints double fields */
     PF_G,   /* shortest exact double */
+    PF_PCT, /* an integer percentage written as a 0-1 ratio: 31 -> 0.31 */
 };
 
 struct prom_fam {
@@ -315,9 +316,23 @@ static void prom_header(struct gs_prom *r, const struct prom_fam *f)
 
 static void prom_value(struct gs_pbuf *b, double v, enum prom_fmt fmt)
 {
-    if (fmt == PF_INT)
-        gs_pbuf_addf(b, "%lld", (long long)v);
-    else if (fmt == PF_F6)
+    if (fmt == PF_INT) {
+        long long i = (long long)v;
+        if (i < 0)
+            gs_pbuf_addc(b, '-');
+        gs_pbuf_addu(b, (uint64_t)(i < 0 ? -i : i));
+    } else if (fmt == PF_PCT && v >= 0 && v < 1e15) {
+        uint64_t pct = (uint64_t)v;
+        gs_pbuf_addu(b, pct / 100);
+        if (pct % 100) {
+            char frac[4] = { '.', (char)('0' + pct % 100 / 10), (char)('0' + pct % 10), '\0' };
+            if (frac[2] == '0')
+                frac[2] = '\0';
+            gs_pbuf_adds(b, frac);
+        }
+    } else if (fmt == PF_PCT) {
+        gs_prom_add_double(b, v / 100);
+    } else if (fmt == PF_F6)
         gs_pbuf_addf(b, "%f", v);
     else
         gs_prom_add_double(b, v);
@@ -596,7 +611,7 @@ static void prom_fans(struct gs_prom *r, const struct gs_snapshot *snap)
                 prom_header(r, &f);
             started = true;
             snprintf(extra, sizeof(extra), "fan=\"%u\"", fan);
-            prom_sample(r, f.name, &r->gl[i].own, extra, g->s.fan_speed_pct[fan] / 100.0, PF_G);
+            prom_sample(r, f.name, &r->gl[i].own, extra, g->s.fan_speed_pct[fan], PF_PCT);
         }
     }
 }
@@ -668,26 +683,26 @@ struct prom_pfam {
     uint8_t field;   /* GS_P_x */
     uint16_t off;    /* offset in gs_proc */
     uint8_t num;
-    double scale;
+    uint8_t fmt;     /* PF_INT bytes, PF_PCT ratios */
 };
 
 #define POFF(f) ((uint16_t)offsetof(struct gs_proc, f))
 
 static const struct prom_pfam proc_fams[] = {
     { { "gpuscope_process_memory_bytes", "GPU memory used by the process.", PT_GAUGE, false, "bytes" },
-      GS_P_GPU_MEM, POFF(gpu_mem_bytes), PN_U64, 1 },
+      GS_P_GPU_MEM, POFF(gpu_mem_bytes), PN_U64, PF_INT },
     { { "gpuscope_process_sm_utilization_ratio", "Fraction of time the process ran on the SMs.",
         PT_GAUGE, false, "ratio" },
-      GS_P_SM_UTIL, POFF(sm_util_pct), PN_U32, 0.01 },
+      GS_P_SM_UTIL, POFF(sm_util_pct), PN_U32, PF_PCT },
     { { "gpuscope_process_memory_utilization_ratio",
         "Fraction of time the process used the memory interface.", PT_GAUGE, false, "ratio" },
-      GS_P_MEM_UTIL, POFF(mem_util_pct), PN_U32, 0.01 },
+      GS_P_MEM_UTIL, POFF(mem_util_pct), PN_U32, PF_PCT },
     { { "gpuscope_process_encoder_utilization_ratio", "Fraction of time the process used the encoder.",
         PT_GAUGE, false, "ratio" },
-      GS_P_ENC_UTIL, POFF(enc_util_pct), PN_U32, 0.01 },
+      GS_P_ENC_UTIL, POFF(enc_util_pct), PN_U32, PF_PCT },
     { { "gpuscope_process_decoder_utilization_ratio", "Fraction of time the process used the decoder.",
         PT_GAUGE, false, "ratio" },
-      GS_P_DEC_UTIL, POFF(dec_util_pct), PN_U32, 0.01 },
+      GS_P_DEC_UTIL, POFF(dec_util_pct), PN_U32, PF_PCT },
 };
 
 static void prom_procs(struct gs_prom *r, const struct gs_snapshot *snap)
@@ -710,7 +725,7 @@ static void prom_procs(struct gs_prom *r, const struct gs_snapshot *snap)
                 gs_pbuf_addc(b, '{');
                 gs_pbuf_add(b, r->plab.data + r->poff[k], r->poff[k + 1] - r->poff[k]);
                 gs_pbuf_add(b, "} ", 2);
-                prom_value(b, prom_raw(p, d->off, d->num) * d->scale, PF_G);
+                prom_value(b, prom_raw(p, d->off, d->num), (enum prom_fmt)d->fmt);
                 gs_pbuf_addc(b, '\n');
             }
         }

@@ -516,6 +516,41 @@ static void test_time_functions(void **state)
     stop(h);
 }
 
+static void test_clock_modes(void **state)
+{
+    (void)state;
+    char path[PATH_MAX];
+    unsigned n;
+    nvmlProcessInfo_t pi[4];
+    snprintf(path, sizeof(path), "%s/clock", tmpdir);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("10\n", f);
+    fclose(f);
+    void *h = lib("current");
+    F(h, gssimReset)();
+    char env[PATH_MAX + 8];
+    snprintf(env, sizeof(env), "file:%s", path);
+    start("current", "leak", NULL, NVML_SUCCESS); /* fixed:0 */
+    stop(h);
+    setenv("GPUSCOPE_SIM_CLOCK", env, 1);
+    assert_int_equal(F(h, nvmlInit_v2)(), NVML_SUCCESS);
+    n = 4;
+    assert_int_equal(F(h, nvmlDeviceGetComputeRunningProcesses_v3)(dev(h, 0), &n, pi), NVML_SUCCESS);
+    unsigned long long m10 = pi[0].usedGpuMemory;
+    f = fopen(path, "w");
+    assert_non_null(f);
+    fputs("15.0", f);
+    fclose(f);
+    n = 4;
+    assert_int_equal(F(h, nvmlDeviceGetComputeRunningProcesses_v3)(dev(h, 0), &n, pi), NVML_SUCCESS);
+    assert_true(pi[0].usedGpuMemory - m10 == 100ull << 20);
+    stop(h);
+    setenv("GPUSCOPE_SIM_CLOCK", "sometimes", 1);
+    assert_int_equal(F(h, nvmlInit_v2)(), NVML_ERROR_UNKNOWN);
+    setenv("GPUSCOPE_SIM_CLOCK", "fixed:0", 1);
+}
+
 /* ---- events ---------------------------------------------------------------------------------------------- */
 
 static void test_xid_events(void **state)
@@ -732,6 +767,7 @@ int main(void)
         cmocka_unit_test(test_no_permission),
         cmocka_unit_test(test_virtual_clock_and_lost_gpu),
         cmocka_unit_test(test_time_functions),
+        cmocka_unit_test(test_clock_modes),
         cmocka_unit_test(test_xid_events),
         cmocka_unit_test(test_call_counting_and_stats),
         cmocka_unit_test(test_threads),

@@ -2,7 +2,6 @@
 /*
  * chart.c - area charts into a cell grid: braille, blocks or ASCII.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "ui/chart.h"
@@ -79,7 +78,7 @@ static void render_ascii(const int *lv, const struct gs_grid *g)
         for (int y = 0; y < g->h; y++) {
             int n = lv[x] < 0 ? 0 : clamp_fill(lv[x], g->h - 1 - y, 2);
             if (n)
-                snprintf(g->cell[y * g->w + x], GS_CELL_BYTES, "%s", n == 2 ? "#" : ".");
+                g->cell[y * g->w + x][0] = n == 2 ? '#' : '.';
         }
 }
 
@@ -91,8 +90,10 @@ void gs_chart_render(const uint8_t *vals, int n, enum gs_glyphs glyphs, struct g
 
     if (ns > (int)(sizeof(lv) / sizeof(lv[0])))
         ns = (int)(sizeof(lv) / sizeof(lv[0]));
-    for (int i = 0; i < grid->w * grid->h; i++)
-        snprintf(grid->cell[i], GS_CELL_BYTES, " ");
+    for (int i = 0; i < grid->w * grid->h; i++) {
+        grid->cell[i][0] = ' ';
+        grid->cell[i][1] = '\0';
+    }
     for (int i = 0; i < ns; i++) { /* right-align: the newest sample at the right edge */
         int k = n - ns + i;
         lv[i] = k < 0 ? -1 : level(vals[k], grid->h, per);

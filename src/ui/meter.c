@@ -7,19 +7,34 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <wchar.h>
 
 #include "ui/ui.h"
 
+/* ASCII text goes in as a chtype run (no multibyte decoding, no width lookups:
+ * the cheap path for the ~10,000 cells of a frame); anything else through addnstr. */
 int gs_put(struct gs_ui *ui, int y, int x, int w, enum gs_role r, const char *s)
 {
-    int n = (int)strlen(s);
+    chtype run[512];
+    int n = 0;
 
     if (w <= 0 || y < 0 || x < 0 || y >= LINES || x >= COLS)
         return 0;
     if (x + w > COLS)
         w = COLS - x;
-    if (n > w)
-        n = w;
+    if (w > (int)(sizeof(run) / sizeof(run[0])))
+        w = (int)(sizeof(run) / sizeof(run[0]));
+    for (; n < w && s[n]; n++) {
+        unsigned char c = (unsigned char)s[n];
+        if (c >= 0x80)
+            break;
+        run[n] = (c < 32 || c == 127 ? '?' : c) | ui->attr[r];
+    }
+    if (!s[n] || n == w) {
+        mvaddchnstr(y, x, run, n);
+        return n;
+    }
+    n = (int)strnlen(s, (size_t)w);
     attrset(ui->attr[r]);
     mvaddnstr(y, x, s, n);
     attrset(A_NORMAL);
@@ -40,32 +55,34 @@ static enum gs_role level_role(double pct)
     return pct >= 85 ? GS_R_BAD : pct >= 60 ? GS_R_WARN : GS_R_OK;
 }
 
-/* htop-style bar: LABEL[|||||     text] with text right-aligned inside. */
+/* htop-style bar: LABEL[|||||     text] with text right-aligned inside; drawn in
+ * two runs (filled part in the level colour, the rest plain), not cell by cell. */
 static void draw_bar(struct gs_ui *ui, int y, int x, int w, const char *label, double pct,
                      const char *text, bool dim)
 {
+    char inner[256], shorter[16];
     int lw = gs_put(ui, y, x, w, dim ? GS_R_DIM : GS_R_LABEL, label);
     int iw = w - lw - 2;
+
     if (iw < 1)
         return;
-    gs_put(ui, y, x + lw, 1, GS_R_NORMAL, "[");
+    if (iw > (int)sizeof(inner) - 1)
+        iw = (int)sizeof(inner) - 1;
     int fill = pct < 0 ? 0 : gs_bar_fill(iw, pct);
-    char shorter[16];
     if ((int)strlen(text) > iw && pct >= 0) { /* "35.2G/80.0G" does not fit: "44%" */
         snprintf(shorter, sizeof(shorter), "%.0f%%", pct);
         text = shorter;
     }
-    int tl = (int)strlen(text);
-    int tx = iw - tl;
-    for (int i = 0; i < iw; i++) {
-        char c[2] = { ' ', '\0' };
-        if (i >= tx && tx >= 0)
-            c[0] = text[i - tx];
-        else if (i < fill)
-            c[0] = '|';
-        enum gs_role r = dim ? GS_R_DIM : i < fill && c[0] == '|' ? level_role(pct) : GS_R_NORMAL;
-        gs_put(ui, y, x + lw + 1 + i, 1, r, c);
-    }
+    int tl = (int)strlen(text), tx = iw - tl;
+    memset(inner, ' ', (size_t)iw);
+    memset(inner, '|', (size_t)fill);
+    if (tx >= 0)
+        memcpy(inner + tx, text, (size_t)tl);
+    inner[iw] = '\0';
+    int bar_end = fill < tx || tx < 0 ? fill : tx; /* the text is never coloured as bar */
+    gs_put(ui, y, x + lw, 1, GS_R_NORMAL, "[");
+    gs_put(ui, y, x + lw + 1, bar_end, dim ? GS_R_DIM : level_role(pct), inner);
+    gs_put(ui, y, x + lw + 1 + bar_end, iw - bar_end, dim ? GS_R_DIM : GS_R_NORMAL, inner + bar_end);
     gs_put(ui, y, x + lw + 1 + iw, 1, GS_R_NORMAL, "]");
 }
 
@@ -322,6 +339,35 @@ static void gpu_one_line(struct gs_ui *ui, const struct gpu_view *v, int y)
     }
 }
 
+/* One UTF-8 cell (1..3 bytes, as chart.c writes them) to a wide character. */
+static wchar_t cell_wchar(const char *c)
+{
+    const unsigned char *u = (const unsigned char *)c;
+    if (u[0] < 0x80)
+        return u[0];
+    if ((u[0] & 0xE0) == 0xC0)
+        return ((u[0] & 0x1F) << 6) | (u[1] & 0x3F);
+    return ((u[0] & 0x0F) << 12) | ((u[1] & 0x3F) << 6) | (u[2] & 0x3F);
+}
+
+/* A chart row as one run of complex characters: no multibyte decoding in curses. */
+static void put_grid_row(struct gs_ui *ui, int y, int x, enum gs_role r, const struct gs_grid *g,
+                         int row)
+{
+    cchar_t run[1024];
+    int n = g->w < COLS - x ? g->w : COLS - x;
+
+    if (y < 0 || y >= LINES || n <= 0)
+        return;
+    if (n > (int)(sizeof(run) / sizeof(run[0])))
+        n = (int)(sizeof(run) / sizeof(run[0]));
+    for (int i = 0; i < n; i++) {
+        wchar_t wc[2] = { cell_wchar(g->cell[row * g->w + i]), L'\0' };
+        setcchar(&run[i], wc, ui->attr[r] & A_ATTRIBUTES & ~A_COLOR, (short)PAIR_NUMBER(ui->attr[r]), NULL);
+    }
+    mvadd_wchnstr(y, x, run, n);
+}
+
 static void gpu_chart(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, int y)
 {
     const struct gs_layout *l = &ui->lay;
@@ -336,9 +382,7 @@ static void gpu_chart(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, i
     uint32_t n = gs_hist_series(&ui->hist, gi, ui->conf.metric, vals, (uint32_t)want);
     gs_chart_render(vals, (int)n, ui->glyphs, &ui->grid);
     for (int r = 0; r < l->chart_h; r++)
-        for (int c = 0; c < l->chart_w; c++)
-            gs_put_cell(ui, y + r, l->chart_x + c, v->lost ? GS_R_DIM : GS_R_CHART,
-                        ui->grid.cell[r * l->chart_w + c]);
+        put_grid_row(ui, y + r, l->chart_x, v->lost ? GS_R_DIM : GS_R_CHART, &ui->grid, r);
     uint8_t now = n ? vals[n - 1] : GS_HIST_NONE;
     if (now <= 100)
         snprintf(lab, sizeof(lab), "%s %u%%", gs_metric_names[ui->conf.metric], now);

@@ -93,7 +93,7 @@ const struct gs_row *gs_ui_selected(const struct gs_ui *ui);
 
 /* Put at most w cells of s at (y, x) with a role; returns the cells used. */
 int gs_put(struct gs_ui *ui, int y, int x, int w, enum gs_role r, const char *s);
-/* Put one character cell (a UTF-8 string of one glyph) at (y, x). */
+/* Put a UTF-8 string whose width the caller knows fits (chart rows, glyphs) at (y, x). */
 void gs_put_cell(struct gs_ui *ui, int y, int x, enum gs_role r, const char *cell);
 
 #endif /* GS_UI_UI_H */

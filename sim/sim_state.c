@@ -501,6 +501,16 @@ unsigned long long gssimCallCount(const char *symbol)
     return i < 0 ? 0 : __atomic_load_n(&gs_sim_calls[i], __ATOMIC_RELAXED);
 }
 
+/* A failed init keeps its scenario loaded so that "fail once, then retry"
+ * works; free it when the client unloads the library (dlclose or exit). */
+__attribute__((destructor)) static void sim_fini(void)
+{
+    pthread_mutex_lock(&gs_sim.lock);
+    if (gs_sim.loaded)
+        sim_unload();
+    pthread_mutex_unlock(&gs_sim.lock);
+}
+
 /* Forget everything: back to the state of a freshly loaded library (tests). */
 void gssimReset(void)
 {

@@ -19,7 +19,7 @@ static void fuzz_eval_all(const struct gs_scn *s)
     static const double times[] = {0.0, 1.5, 60.0, 1e9};
     for (int g = 0; g < s->ngpus; g++) {
         struct gs_scn_env env = {.gpu = &s->gpus[g], .salt = (unsigned)g};
-        for (int n = 0; n < GS_N__COUNT; n++)
+        for (int n = 0; n < GS_SCN_N__COUNT; n++)
             for (size_t k = 0; k < sizeof(times) / sizeof(times[0]); k++)
                 (void)gs_scn_eval(s->gpus[g].num[n], times[k], &env);
     }

@@ -55,90 +55,90 @@ static const struct {
     const char *def;              /* default value text, NULL: set per index / derived */
     const struct scn_enum *names; /* symbolic values, may be NULL */
 } scn_nums[] = {
-    {"domain", GS_N_DOMAIN, "0", NULL},
-    {"bus", GS_N_BUS, NULL, NULL},
-    {"device", GS_N_DEVICE, "0", NULL},
-    {"pci_device_id", GS_N_PCI_DEVICE_ID, "0x20B010DE", NULL},
-    {"pci_subsys_id", GS_N_PCI_SUBSYS_ID, "0x134F10DE", NULL},
-    {"board_id", GS_N_BOARD_ID, NULL, NULL},
-    {"minor", GS_N_MINOR, NULL, NULL},
-    {"arch", GS_N_ARCH, "7", scn_arch},
-    {"brand", GS_N_BRAND, "2", scn_brand},
-    {"cc_major", GS_N_CC_MAJOR, "8", NULL},
-    {"cc_minor", GS_N_CC_MINOR, "0", NULL},
-    {"memory_total", GS_N_MEM_TOTAL, "40GiB", NULL},
-    {"memory_reserved", GS_N_MEM_RESERVED, "512MiB", NULL},
-    {"bar1_total", GS_N_BAR1_TOTAL, "64GiB", NULL},
-    {"bar1_used", GS_N_BAR1_USED, "4MiB", NULL},
-    {"temp_shutdown", GS_N_TEMP_SHUTDOWN, "92", NULL},
-    {"temp_slowdown", GS_N_TEMP_SLOWDOWN, "89", NULL},
-    {"temp_mem_max", GS_N_TEMP_MEM_MAX, "95", NULL},
-    {"temp_gpu_max", GS_N_TEMP_GPU_MAX, "87", NULL},
-    {"power_default", GS_N_POWER_DEFAULT, "400W", NULL},
-    {"power_min", GS_N_POWER_MIN, "100W", NULL},
-    {"power_max", GS_N_POWER_MAX, "power_default", NULL},
-    {"power_limit", GS_N_POWER_LIMIT, "power_default", NULL},
-    {"power_enforced", GS_N_POWER_ENFORCED, "power_limit", NULL},
-    {"clock_max_graphics", GS_N_CLK_MAX_GR, "1410", NULL},
-    {"clock_max_sm", GS_N_CLK_MAX_SM, "clock_max_graphics", NULL},
-    {"clock_max_mem", GS_N_CLK_MAX_MEM, "1215", NULL},
-    {"clock_max_video", GS_N_CLK_MAX_VIDEO, "1290", NULL},
-    {"clock_app_graphics", GS_N_CLK_APP_GR, "clock_max_graphics", NULL},
-    {"clock_app_mem", GS_N_CLK_APP_MEM, "clock_max_mem", NULL},
-    {"pcie_max_gen", GS_N_PCIE_MAX_GEN, "4", NULL},
-    {"pcie_gpu_max_gen", GS_N_PCIE_GPU_MAX_GEN, "pcie_max_gen", NULL},
-    {"pcie_max_width", GS_N_PCIE_MAX_WIDTH, "16", NULL},
-    {"fans", GS_N_FANS, "0", NULL},
-    {"ecc", GS_N_ECC, "on", NULL},
-    {"ecc_pending", GS_N_ECC_PENDING, "ecc", NULL},
-    {"persistence", GS_N_PERSISTENCE, "on", NULL},
-    {"compute_mode", GS_N_COMPUTE_MODE, "0", scn_cmode},
-    {"mig", GS_N_MIG, "off", NULL},
-    {"mig_pending", GS_N_MIG_PENDING, "mig", NULL},
-    {"display_mode", GS_N_DISPLAY_MODE, "off", NULL},
-    {"display_active", GS_N_DISPLAY_ACTIVE, "off", NULL},
-    {"virtualization", GS_N_VIRT_MODE, "0", NULL},
-    {"nvlinks", GS_N_NVLINKS, "0", NULL},
-    {"throttle_supported", GS_N_THROTTLE_SUPPORTED, "0x1FF", gs_scn_throttle_names},
-    {"energy_start", GS_N_ENERGY_START, "0", NULL},
-    {"util", GS_N_UTIL, "0", NULL},
-    {"mem_util", GS_N_MEM_UTIL, "0", NULL},
-    {"enc", GS_N_ENC, "0", NULL},
-    {"dec", GS_N_DEC, "0", NULL},
-    {"memory_used", GS_N_MEM_USED, NULL, NULL},
-    {"temp", GS_N_TEMP, "35", NULL},
-    {"mem_temp", GS_N_MEM_TEMP, "add(temp, 4)", NULL},
-    {"power", GS_N_POWER, "60W", NULL},
-    {"clock_graphics", GS_N_CLK_GR, "210", NULL},
-    {"clock_sm", GS_N_CLK_SM, "clock_graphics", NULL},
-    {"clock_mem", GS_N_CLK_MEM, "clock_max_mem", NULL},
-    {"clock_video", GS_N_CLK_VIDEO, "795", NULL},
-    {"fan", GS_N_FAN, "30", NULL},
-    {"pstate", GS_N_PSTATE, "0", NULL},
-    {"throttle", GS_N_THROTTLE, "0", gs_scn_throttle_names},
-    {"pcie_gen", GS_N_PCIE_GEN, "pcie_max_gen", NULL},
-    {"pcie_width", GS_N_PCIE_WIDTH, "pcie_max_width", NULL},
-    {"pcie_tx", GS_N_PCIE_TX, "0", NULL},
-    {"pcie_rx", GS_N_PCIE_RX, "0", NULL},
-    {"pcie_replay", GS_N_PCIE_REPLAY, "0", NULL},
-    {"ecc_sbe_volatile", GS_N_ECC_SBE_VOL, "0", NULL},
-    {"ecc_dbe_volatile", GS_N_ECC_DBE_VOL, "0", NULL},
-    {"ecc_sbe_aggregate", GS_N_ECC_SBE_AGG, "ecc_sbe_volatile", NULL},
-    {"ecc_dbe_aggregate", GS_N_ECC_DBE_AGG, "ecc_dbe_volatile", NULL},
-    {"retired_sbe", GS_N_RETIRED_SBE, "0", NULL},
-    {"retired_dbe", GS_N_RETIRED_DBE, "0", NULL},
-    {"retired_pending", GS_N_RETIRED_PENDING, "0", NULL},
-    {"remapped_cor", GS_N_REMAP_COR, "0", NULL},
-    {"remapped_unc", GS_N_REMAP_UNC, "0", NULL},
-    {"remap_pending", GS_N_REMAP_PENDING, "0", NULL},
-    {"remap_failure", GS_N_REMAP_FAILURE, "0", NULL},
+    {"domain", GS_SCN_N_DOMAIN, "0", NULL},
+    {"bus", GS_SCN_N_BUS, NULL, NULL},
+    {"device", GS_SCN_N_DEVICE, "0", NULL},
+    {"pci_device_id", GS_SCN_N_PCI_DEVICE_ID, "0x20B010DE", NULL},
+    {"pci_subsys_id", GS_SCN_N_PCI_SUBSYS_ID, "0x134F10DE", NULL},
+    {"board_id", GS_SCN_N_BOARD_ID, NULL, NULL},
+    {"minor", GS_SCN_N_MINOR, NULL, NULL},
+    {"arch", GS_SCN_N_ARCH, "7", scn_arch},
+    {"brand", GS_SCN_N_BRAND, "2", scn_brand},
+    {"cc_major", GS_SCN_N_CC_MAJOR, "8", NULL},
+    {"cc_minor", GS_SCN_N_CC_MINOR, "0", NULL},
+    {"memory_total", GS_SCN_N_MEM_TOTAL, "40GiB", NULL},
+    {"memory_reserved", GS_SCN_N_MEM_RESERVED, "512MiB", NULL},
+    {"bar1_total", GS_SCN_N_BAR1_TOTAL, "64GiB", NULL},
+    {"bar1_used", GS_SCN_N_BAR1_USED, "4MiB", NULL},
+    {"temp_shutdown", GS_SCN_N_TEMP_SHUTDOWN, "92", NULL},
+    {"temp_slowdown", GS_SCN_N_TEMP_SLOWDOWN, "89", NULL},
+    {"temp_mem_max", GS_SCN_N_TEMP_MEM_MAX, "95", NULL},
+    {"temp_gpu_max", GS_SCN_N_TEMP_GPU_MAX, "87", NULL},
+    {"power_default", GS_SCN_N_POWER_DEFAULT, "400W", NULL},
+    {"power_min", GS_SCN_N_POWER_MIN, "100W", NULL},
+    {"power_max", GS_SCN_N_POWER_MAX, "power_default", NULL},
+    {"power_limit", GS_SCN_N_POWER_LIMIT, "power_default", NULL},
+    {"power_enforced", GS_SCN_N_POWER_ENFORCED, "power_limit", NULL},
+    {"clock_max_graphics", GS_SCN_N_CLK_MAX_GR, "1410", NULL},
+    {"clock_max_sm", GS_SCN_N_CLK_MAX_SM, "clock_max_graphics", NULL},
+    {"clock_max_mem", GS_SCN_N_CLK_MAX_MEM, "1215", NULL},
+    {"clock_max_video", GS_SCN_N_CLK_MAX_VIDEO, "1290", NULL},
+    {"clock_app_graphics", GS_SCN_N_CLK_APP_GR, "clock_max_graphics", NULL},
+    {"clock_app_mem", GS_SCN_N_CLK_APP_MEM, "clock_max_mem", NULL},
+    {"pcie_max_gen", GS_SCN_N_PCIE_MAX_GEN, "4", NULL},
+    {"pcie_gpu_max_gen", GS_SCN_N_PCIE_GPU_MAX_GEN, "pcie_max_gen", NULL},
+    {"pcie_max_width", GS_SCN_N_PCIE_MAX_WIDTH, "16", NULL},
+    {"fans", GS_SCN_N_FANS, "0", NULL},
+    {"ecc", GS_SCN_N_ECC, "on", NULL},
+    {"ecc_pending", GS_SCN_N_ECC_PENDING, "ecc", NULL},
+    {"persistence", GS_SCN_N_PERSISTENCE, "on", NULL},
+    {"compute_mode", GS_SCN_N_COMPUTE_MODE, "0", scn_cmode},
+    {"mig", GS_SCN_N_MIG, "off", NULL},
+    {"mig_pending", GS_SCN_N_MIG_PENDING, "mig", NULL},
+    {"display_mode", GS_SCN_N_DISPLAY_MODE, "off", NULL},
+    {"display_active", GS_SCN_N_DISPLAY_ACTIVE, "off", NULL},
+    {"virtualization", GS_SCN_N_VIRT_MODE, "0", NULL},
+    {"nvlinks", GS_SCN_N_NVLINKS, "0", NULL},
+    {"throttle_supported", GS_SCN_N_THROTTLE_SUPPORTED, "0x1FF", gs_scn_throttle_names},
+    {"energy_start", GS_SCN_N_ENERGY_START, "0", NULL},
+    {"util", GS_SCN_N_UTIL, "0", NULL},
+    {"mem_util", GS_SCN_N_MEM_UTIL, "0", NULL},
+    {"enc", GS_SCN_N_ENC, "0", NULL},
+    {"dec", GS_SCN_N_DEC, "0", NULL},
+    {"memory_used", GS_SCN_N_MEM_USED, NULL, NULL},
+    {"temp", GS_SCN_N_TEMP, "35", NULL},
+    {"mem_temp", GS_SCN_N_MEM_TEMP, "add(temp, 4)", NULL},
+    {"power", GS_SCN_N_POWER, "60W", NULL},
+    {"clock_graphics", GS_SCN_N_CLK_GR, "210", NULL},
+    {"clock_sm", GS_SCN_N_CLK_SM, "clock_graphics", NULL},
+    {"clock_mem", GS_SCN_N_CLK_MEM, "clock_max_mem", NULL},
+    {"clock_video", GS_SCN_N_CLK_VIDEO, "795", NULL},
+    {"fan", GS_SCN_N_FAN, "30", NULL},
+    {"pstate", GS_SCN_N_PSTATE, "0", NULL},
+    {"throttle", GS_SCN_N_THROTTLE, "0", gs_scn_throttle_names},
+    {"pcie_gen", GS_SCN_N_PCIE_GEN, "pcie_max_gen", NULL},
+    {"pcie_width", GS_SCN_N_PCIE_WIDTH, "pcie_max_width", NULL},
+    {"pcie_tx", GS_SCN_N_PCIE_TX, "0", NULL},
+    {"pcie_rx", GS_SCN_N_PCIE_RX, "0", NULL},
+    {"pcie_replay", GS_SCN_N_PCIE_REPLAY, "0", NULL},
+    {"ecc_sbe_volatile", GS_SCN_N_ECC_SBE_VOL, "0", NULL},
+    {"ecc_dbe_volatile", GS_SCN_N_ECC_DBE_VOL, "0", NULL},
+    {"ecc_sbe_aggregate", GS_SCN_N_ECC_SBE_AGG, "ecc_sbe_volatile", NULL},
+    {"ecc_dbe_aggregate", GS_SCN_N_ECC_DBE_AGG, "ecc_dbe_volatile", NULL},
+    {"retired_sbe", GS_SCN_N_RETIRED_SBE, "0", NULL},
+    {"retired_dbe", GS_SCN_N_RETIRED_DBE, "0", NULL},
+    {"retired_pending", GS_SCN_N_RETIRED_PENDING, "0", NULL},
+    {"remapped_cor", GS_SCN_N_REMAP_COR, "0", NULL},
+    {"remapped_unc", GS_SCN_N_REMAP_UNC, "0", NULL},
+    {"remap_pending", GS_SCN_N_REMAP_PENDING, "0", NULL},
+    {"remap_failure", GS_SCN_N_REMAP_FAILURE, "0", NULL},
 };
 #define SCN_NNUMS (sizeof(scn_nums) / sizeof(scn_nums[0]))
-_Static_assert(sizeof(scn_nums) / sizeof(scn_nums[0]) == GS_N__COUNT, "one row per attribute");
+_Static_assert(sizeof(scn_nums) / sizeof(scn_nums[0]) == GS_SCN_N__COUNT, "one row per attribute");
 
-static const char *const scn_strs[GS_S__COUNT] = {
-    [GS_S_NAME] = "name", [GS_S_UUID] = "uuid", [GS_S_SERIAL] = "serial",
-    [GS_S_VBIOS] = "vbios", [GS_S_PART_NUMBER] = "part_number"};
+static const char *const scn_strs[GS_SCN_S__COUNT] = {
+    [GS_SCN_S_NAME] = "name", [GS_SCN_S_UUID] = "uuid", [GS_SCN_S_SERIAL] = "serial",
+    [GS_SCN_S_VBIOS] = "vbios", [GS_SCN_S_PART_NUMBER] = "part_number"};
 
 int gs_scn_num_code(const char *name)
 {
@@ -327,11 +327,11 @@ static int scn_gpu_create(struct gs_scn_ctx *c, int idx)
     for (size_t i = 0; i < SCN_NNUMS; i++)
         if (scn_nums[i].def && gs_scn_value_in(c, scn_nums[i].def, &g->num[scn_nums[i].num]) < 0)
             return -1;
-    if (scn_const_expr(c, bus, &g->num[GS_N_BUS]) < 0 ||
-        scn_const_expr(c, (double)(bus << 8), &g->num[GS_N_BOARD_ID]) < 0 ||
-        scn_const_expr(c, idx, &g->num[GS_N_MINOR]) < 0)
+    if (scn_const_expr(c, bus, &g->num[GS_SCN_N_BUS]) < 0 ||
+        scn_const_expr(c, (double)(bus << 8), &g->num[GS_SCN_N_BOARD_ID]) < 0 ||
+        scn_const_expr(c, idx, &g->num[GS_SCN_N_MINOR]) < 0)
         return -1;
-    g->num[GS_N_MEM_USED] = NULL; /* derived from the processes unless set */
+    g->num[GS_SCN_N_MEM_USED] = NULL; /* derived from the processes unless set */
     return 0;
 }
 
@@ -346,7 +346,7 @@ static int scn_unsupported(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const cha
         int neg = tok[0] == '-';
         uint64_t bits;
         if (strcmp(tok + neg, "all") == 0 || strcmp(tok + neg, "none") == 0) {
-            bits = (1ull << GS_F__COUNT) - 1;
+            bits = (1ull << GS_SCN_F__COUNT) - 1;
             neg = neg || strcmp(tok + neg, "none") == 0;
         } else {
             int f = gs_scn_feature_code(tok + neg);
@@ -391,8 +391,8 @@ static int scn_gpu_special(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const cha
         char tail;
         if (sscanf(v, "%d.%d%c", &maj, &min, &tail) != 2 || maj < 0 || min < 0)
             return gs_scn_err(c, "cc=%s: expected MAJOR.MINOR such as 9.0", v);
-        return scn_const_expr(c, maj, &g->num[GS_N_CC_MAJOR]) < 0 ? -1
-               : scn_const_expr(c, min, &g->num[GS_N_CC_MINOR]);
+        return scn_const_expr(c, maj, &g->num[GS_SCN_N_CC_MAJOR]) < 0 ? -1
+               : scn_const_expr(c, min, &g->num[GS_SCN_N_CC_MINOR]);
     }
     return 1; /* not special */
 }
@@ -402,9 +402,9 @@ static int scn_gpu_attr(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const char *
     int rc = scn_gpu_special(c, g, k, v);
     if (rc <= 0)
         return rc;
-    for (int i = 0; i < GS_S__COUNT; i++) {
+    for (int i = 0; i < GS_SCN_S__COUNT; i++) {
         if (strcmp(scn_strs[i], k) == 0) {
-            if (strlen(v) > 95 || (i == GS_S_SERIAL && strlen(v) > 29))
+            if (strlen(v) > 95 || (i == GS_SCN_S_SERIAL && strlen(v) > 29))
                 return gs_scn_err(c, "%s= is too long for its NVML buffer", k);
             g->str[i] = gs_scn_arena_strdup(c->s, v, strlen(v));
             return g->str[i] ? 0 : gs_scn_err(c, "out of memory");

@@ -26,42 +26,42 @@
  * degrees C, percent, KB/s; counts and enum values are plain numbers. */
 enum gs_scn_num {
     /* identity and limits */
-    GS_N_DOMAIN, GS_N_BUS, GS_N_DEVICE, GS_N_PCI_DEVICE_ID, GS_N_PCI_SUBSYS_ID,
-    GS_N_BOARD_ID, GS_N_MINOR, GS_N_ARCH, GS_N_BRAND, GS_N_CC_MAJOR, GS_N_CC_MINOR,
-    GS_N_MEM_TOTAL, GS_N_MEM_RESERVED, GS_N_BAR1_TOTAL, GS_N_BAR1_USED,
-    GS_N_TEMP_SHUTDOWN, GS_N_TEMP_SLOWDOWN, GS_N_TEMP_MEM_MAX, GS_N_TEMP_GPU_MAX,
-    GS_N_POWER_DEFAULT, GS_N_POWER_MIN, GS_N_POWER_MAX, GS_N_POWER_LIMIT, GS_N_POWER_ENFORCED,
-    GS_N_CLK_MAX_GR, GS_N_CLK_MAX_SM, GS_N_CLK_MAX_MEM, GS_N_CLK_MAX_VIDEO,
-    GS_N_CLK_APP_GR, GS_N_CLK_APP_MEM,
-    GS_N_PCIE_MAX_GEN, GS_N_PCIE_GPU_MAX_GEN, GS_N_PCIE_MAX_WIDTH, GS_N_FANS,
-    GS_N_ECC, GS_N_ECC_PENDING, GS_N_PERSISTENCE, GS_N_COMPUTE_MODE, GS_N_MIG, GS_N_MIG_PENDING,
-    GS_N_DISPLAY_MODE, GS_N_DISPLAY_ACTIVE, GS_N_VIRT_MODE, GS_N_NVLINKS,
-    GS_N_THROTTLE_SUPPORTED, GS_N_ENERGY_START,
+    GS_SCN_N_DOMAIN, GS_SCN_N_BUS, GS_SCN_N_DEVICE, GS_SCN_N_PCI_DEVICE_ID, GS_SCN_N_PCI_SUBSYS_ID,
+    GS_SCN_N_BOARD_ID, GS_SCN_N_MINOR, GS_SCN_N_ARCH, GS_SCN_N_BRAND, GS_SCN_N_CC_MAJOR, GS_SCN_N_CC_MINOR,
+    GS_SCN_N_MEM_TOTAL, GS_SCN_N_MEM_RESERVED, GS_SCN_N_BAR1_TOTAL, GS_SCN_N_BAR1_USED,
+    GS_SCN_N_TEMP_SHUTDOWN, GS_SCN_N_TEMP_SLOWDOWN, GS_SCN_N_TEMP_MEM_MAX, GS_SCN_N_TEMP_GPU_MAX,
+    GS_SCN_N_POWER_DEFAULT, GS_SCN_N_POWER_MIN, GS_SCN_N_POWER_MAX, GS_SCN_N_POWER_LIMIT, GS_SCN_N_POWER_ENFORCED,
+    GS_SCN_N_CLK_MAX_GR, GS_SCN_N_CLK_MAX_SM, GS_SCN_N_CLK_MAX_MEM, GS_SCN_N_CLK_MAX_VIDEO,
+    GS_SCN_N_CLK_APP_GR, GS_SCN_N_CLK_APP_MEM,
+    GS_SCN_N_PCIE_MAX_GEN, GS_SCN_N_PCIE_GPU_MAX_GEN, GS_SCN_N_PCIE_MAX_WIDTH, GS_SCN_N_FANS,
+    GS_SCN_N_ECC, GS_SCN_N_ECC_PENDING, GS_SCN_N_PERSISTENCE, GS_SCN_N_COMPUTE_MODE, GS_SCN_N_MIG, GS_SCN_N_MIG_PENDING,
+    GS_SCN_N_DISPLAY_MODE, GS_SCN_N_DISPLAY_ACTIVE, GS_SCN_N_VIRT_MODE, GS_SCN_N_NVLINKS,
+    GS_SCN_N_THROTTLE_SUPPORTED, GS_SCN_N_ENERGY_START,
     /* dynamic readings */
-    GS_N_UTIL, GS_N_MEM_UTIL, GS_N_ENC, GS_N_DEC, GS_N_MEM_USED, GS_N_TEMP, GS_N_MEM_TEMP,
-    GS_N_POWER, GS_N_CLK_GR, GS_N_CLK_SM, GS_N_CLK_MEM, GS_N_CLK_VIDEO, GS_N_FAN,
-    GS_N_PSTATE, GS_N_THROTTLE, GS_N_PCIE_GEN, GS_N_PCIE_WIDTH, GS_N_PCIE_TX, GS_N_PCIE_RX,
-    GS_N_PCIE_REPLAY, GS_N_ECC_SBE_VOL, GS_N_ECC_DBE_VOL, GS_N_ECC_SBE_AGG, GS_N_ECC_DBE_AGG,
-    GS_N_RETIRED_SBE, GS_N_RETIRED_DBE, GS_N_RETIRED_PENDING,
-    GS_N_REMAP_COR, GS_N_REMAP_UNC, GS_N_REMAP_PENDING, GS_N_REMAP_FAILURE,
-    GS_N__COUNT
+    GS_SCN_N_UTIL, GS_SCN_N_MEM_UTIL, GS_SCN_N_ENC, GS_SCN_N_DEC, GS_SCN_N_MEM_USED, GS_SCN_N_TEMP, GS_SCN_N_MEM_TEMP,
+    GS_SCN_N_POWER, GS_SCN_N_CLK_GR, GS_SCN_N_CLK_SM, GS_SCN_N_CLK_MEM, GS_SCN_N_CLK_VIDEO, GS_SCN_N_FAN,
+    GS_SCN_N_PSTATE, GS_SCN_N_THROTTLE, GS_SCN_N_PCIE_GEN, GS_SCN_N_PCIE_WIDTH, GS_SCN_N_PCIE_TX, GS_SCN_N_PCIE_RX,
+    GS_SCN_N_PCIE_REPLAY, GS_SCN_N_ECC_SBE_VOL, GS_SCN_N_ECC_DBE_VOL, GS_SCN_N_ECC_SBE_AGG, GS_SCN_N_ECC_DBE_AGG,
+    GS_SCN_N_RETIRED_SBE, GS_SCN_N_RETIRED_DBE, GS_SCN_N_RETIRED_PENDING,
+    GS_SCN_N_REMAP_COR, GS_SCN_N_REMAP_UNC, GS_SCN_N_REMAP_PENDING, GS_SCN_N_REMAP_FAILURE,
+    GS_SCN_N__COUNT
 };
 
 /* String GPU attributes. */
 enum gs_scn_str {
-    GS_S_NAME, GS_S_UUID, GS_S_SERIAL, GS_S_VBIOS, GS_S_PART_NUMBER, GS_S__COUNT
+    GS_SCN_S_NAME, GS_SCN_S_UUID, GS_SCN_S_SERIAL, GS_SCN_S_VBIOS, GS_SCN_S_PART_NUMBER, GS_SCN_S__COUNT
 };
 
 /* Features a GPU can answer NOT_SUPPORTED for (unsupported=a,b,...). */
 enum gs_scn_feature {
-    GS_F_FAN, GS_F_ECC, GS_F_ENCODER, GS_F_DECODER, GS_F_POWER, GS_F_POWER_LIMIT, GS_F_ENERGY,
-    GS_F_TEMP, GS_F_TEMP_THRESHOLDS, GS_F_MEM_TEMP, GS_F_CLOCKS, GS_F_MAX_CLOCKS, GS_F_APP_CLOCKS,
-    GS_F_PSTATE, GS_F_THROTTLE, GS_F_PCIE, GS_F_PCIE_THROUGHPUT, GS_F_REPLAY, GS_F_SERIAL,
-    GS_F_BOARD_ID, GS_F_PART_NUMBER, GS_F_VBIOS, GS_F_BAR1, GS_F_MEMORY, GS_F_UTIL,
-    GS_F_PROCS, GS_F_PROC_UTIL, GS_F_SAMPLES, GS_F_RETIRED_PAGES, GS_F_REMAPPED_ROWS, GS_F_MIG,
-    GS_F_PERSISTENCE, GS_F_COMPUTE_MODE, GS_F_DISPLAY, GS_F_FIELD_VALUES, GS_F_EVENTS, GS_F_CC,
-    GS_F_BRAND, GS_F_ARCH, GS_F_MINOR, GS_F_POWER_MODE,
-    GS_F__COUNT
+    GS_SCN_F_FAN, GS_SCN_F_ECC, GS_SCN_F_ENCODER, GS_SCN_F_DECODER, GS_SCN_F_POWER, GS_SCN_F_POWER_LIMIT, GS_SCN_F_ENERGY,
+    GS_SCN_F_TEMP, GS_SCN_F_TEMP_THRESHOLDS, GS_SCN_F_MEM_TEMP, GS_SCN_F_CLOCKS, GS_SCN_F_MAX_CLOCKS, GS_SCN_F_APP_CLOCKS,
+    GS_SCN_F_PSTATE, GS_SCN_F_THROTTLE, GS_SCN_F_PCIE, GS_SCN_F_PCIE_THROUGHPUT, GS_SCN_F_REPLAY, GS_SCN_F_SERIAL,
+    GS_SCN_F_BOARD_ID, GS_SCN_F_PART_NUMBER, GS_SCN_F_VBIOS, GS_SCN_F_BAR1, GS_SCN_F_MEMORY, GS_SCN_F_UTIL,
+    GS_SCN_F_PROCS, GS_SCN_F_PROC_UTIL, GS_SCN_F_SAMPLES, GS_SCN_F_RETIRED_PAGES, GS_SCN_F_REMAPPED_ROWS, GS_SCN_F_MIG,
+    GS_SCN_F_PERSISTENCE, GS_SCN_F_COMPUTE_MODE, GS_SCN_F_DISPLAY, GS_SCN_F_FIELD_VALUES, GS_SCN_F_EVENTS, GS_SCN_F_CC,
+    GS_SCN_F_BRAND, GS_SCN_F_ARCH, GS_SCN_F_MINOR, GS_SCN_F_POWER_MODE,
+    GS_SCN_F__COUNT
 };
 
 /* A value: a number or a function of t (see docs/SIMULATOR.md "Values"). */
@@ -80,8 +80,8 @@ struct gs_scn_expr {
 };
 
 struct gs_scn_gpu {
-    struct gs_scn_expr *num[GS_N__COUNT]; /* never NULL after parse */
-    char *str[GS_S__COUNT];               /* NULL: derived from the index at load */
+    struct gs_scn_expr *num[GS_SCN_N__COUNT]; /* never NULL after parse */
+    char *str[GS_SCN_S__COUNT];               /* NULL: derived from the index at load */
     uint64_t unsupported;                 /* bit (1 << enum gs_scn_feature) */
     int handle_error;                     /* nvmlReturn_t for HandleByIndex, 0 = none */
     double lost_at;                       /* falls off the bus at t (INFINITY: never) */
@@ -89,13 +89,13 @@ struct gs_scn_gpu {
 
 enum gs_scn_pid_kind { GS_PID_FIXED, GS_PID_SELF, GS_PID_ENV, GS_PID_SPAWN, GS_PID_AUTO };
 
-#define GS_PROC_COMPUTE 0x1u
-#define GS_PROC_GRAPHICS 0x2u
-#define GS_PROC_MPS 0x4u
+#define GS_SCN_PROC_COMPUTE 0x1u
+#define GS_SCN_PROC_GRAPHICS 0x2u
+#define GS_SCN_PROC_MPS 0x4u
 
 struct gs_scn_proc {
     int gpu;                  /* GPU index */
-    unsigned types;           /* GS_PROC_* lists it appears in */
+    unsigned types;           /* GS_SCN_PROC_* lists it appears in */
     enum gs_scn_pid_kind pid_kind;
     unsigned pid;             /* GS_PID_FIXED / GS_PID_AUTO: the PID */
     char *name;               /* process name (NULL: read /proc for live PIDs) */
@@ -108,10 +108,10 @@ struct gs_scn_proc {
 };
 
 enum gs_scn_event_kind {
-    GS_EV_XID, GS_EV_ECC_SBE, GS_EV_ECC_DBE, GS_EV_REMAP_COR, GS_EV_REMAP_UNC,
-    GS_EV_REMAP_PENDING, GS_EV_REMAP_FAILURE, GS_EV_THROTTLE_ON, GS_EV_THROTTLE_OFF,
-    GS_EV_PCIE_DROP, GS_EV_PCIE_RESTORE, GS_EV_LOST, GS_EV_PROC_MEM, GS_EV_RETIRE_SBE,
-    GS_EV_RETIRE_DBE
+    GS_SCN_EV_XID, GS_SCN_EV_ECC_SBE, GS_SCN_EV_ECC_DBE, GS_SCN_EV_REMAP_COR, GS_SCN_EV_REMAP_UNC,
+    GS_SCN_EV_REMAP_PENDING, GS_SCN_EV_REMAP_FAILURE, GS_SCN_EV_THROTTLE_ON, GS_SCN_EV_THROTTLE_OFF,
+    GS_SCN_EV_PCIE_DROP, GS_SCN_EV_PCIE_RESTORE, GS_SCN_EV_LOST, GS_SCN_EV_PROC_MEM, GS_SCN_EV_RETIRE_SBE,
+    GS_SCN_EV_RETIRE_DBE
 };
 
 struct gs_scn_event {
@@ -119,8 +119,8 @@ struct gs_scn_event {
     int gpu;                    /* GPU index */
     enum gs_scn_event_kind kind;
     unsigned long long arg;     /* Xid number, throttle mask, count, generations */
-    double amount;              /* GS_EV_PROC_MEM: bytes added */
-    int proc;                   /* GS_EV_PROC_MEM: index into procs */
+    double amount;              /* GS_SCN_EV_PROC_MEM: bytes added */
+    int proc;                   /* GS_SCN_EV_PROC_MEM: index into procs */
 };
 
 struct gs_scn_fault {
@@ -186,9 +186,9 @@ double gs_scn_noise(unsigned seed, double x);
 /* Names. All return -1 for an unknown name. */
 int gs_scn_error_code(const char *name);      /* "GPU_IS_LOST", "NVML_ERROR_GPU_IS_LOST", "15" */
 const char *gs_scn_error_name(int code);      /* "GPU_IS_LOST"; "UNKNOWN" for unknown codes */
-int gs_scn_feature_code(const char *name);    /* "fan" -> GS_F_FAN */
+int gs_scn_feature_code(const char *name);    /* "fan" -> GS_SCN_F_FAN */
 const char *gs_scn_feature_name(int feature);
-int gs_scn_num_code(const char *name);        /* "util" -> GS_N_UTIL */
+int gs_scn_num_code(const char *name);        /* "util" -> GS_SCN_N_UTIL */
 int gs_scn_sym_code(const char *name);        /* NVML symbol -> enum sim_sym */
 const char *gs_scn_sym_name(int sym);
 

@@ -83,33 +83,33 @@ const char *gs_scn_error_name(int code)
     return "UNKNOWN";
 }
 
-static const char *const scn_features[GS_F__COUNT] = {
-    [GS_F_FAN] = "fan",           [GS_F_ECC] = "ecc",
-    [GS_F_ENCODER] = "encoder",   [GS_F_DECODER] = "decoder",
-    [GS_F_POWER] = "power",       [GS_F_POWER_LIMIT] = "power_limit",
-    [GS_F_ENERGY] = "energy",     [GS_F_TEMP] = "temp",
-    [GS_F_TEMP_THRESHOLDS] = "temp_thresholds", [GS_F_MEM_TEMP] = "mem_temp",
-    [GS_F_CLOCKS] = "clocks",     [GS_F_MAX_CLOCKS] = "max_clocks",
-    [GS_F_APP_CLOCKS] = "app_clocks", [GS_F_PSTATE] = "pstate",
-    [GS_F_THROTTLE] = "throttle", [GS_F_PCIE] = "pcie",
-    [GS_F_PCIE_THROUGHPUT] = "pcie_throughput", [GS_F_REPLAY] = "replay",
-    [GS_F_SERIAL] = "serial",     [GS_F_BOARD_ID] = "board_id",
-    [GS_F_PART_NUMBER] = "part_number", [GS_F_VBIOS] = "vbios",
-    [GS_F_BAR1] = "bar1",         [GS_F_MEMORY] = "memory",
-    [GS_F_UTIL] = "util",         [GS_F_PROCS] = "procs",
-    [GS_F_PROC_UTIL] = "proc_util", [GS_F_SAMPLES] = "samples",
-    [GS_F_RETIRED_PAGES] = "retired_pages", [GS_F_REMAPPED_ROWS] = "remapped_rows",
-    [GS_F_MIG] = "mig",           [GS_F_PERSISTENCE] = "persistence",
-    [GS_F_COMPUTE_MODE] = "compute_mode", [GS_F_DISPLAY] = "display",
-    [GS_F_FIELD_VALUES] = "field_values", [GS_F_EVENTS] = "events",
-    [GS_F_CC] = "cc",             [GS_F_BRAND] = "brand",
-    [GS_F_ARCH] = "arch",         [GS_F_MINOR] = "minor",
-    [GS_F_POWER_MODE] = "power_mode",
+static const char *const scn_features[GS_SCN_F__COUNT] = {
+    [GS_SCN_F_FAN] = "fan",           [GS_SCN_F_ECC] = "ecc",
+    [GS_SCN_F_ENCODER] = "encoder",   [GS_SCN_F_DECODER] = "decoder",
+    [GS_SCN_F_POWER] = "power",       [GS_SCN_F_POWER_LIMIT] = "power_limit",
+    [GS_SCN_F_ENERGY] = "energy",     [GS_SCN_F_TEMP] = "temp",
+    [GS_SCN_F_TEMP_THRESHOLDS] = "temp_thresholds", [GS_SCN_F_MEM_TEMP] = "mem_temp",
+    [GS_SCN_F_CLOCKS] = "clocks",     [GS_SCN_F_MAX_CLOCKS] = "max_clocks",
+    [GS_SCN_F_APP_CLOCKS] = "app_clocks", [GS_SCN_F_PSTATE] = "pstate",
+    [GS_SCN_F_THROTTLE] = "throttle", [GS_SCN_F_PCIE] = "pcie",
+    [GS_SCN_F_PCIE_THROUGHPUT] = "pcie_throughput", [GS_SCN_F_REPLAY] = "replay",
+    [GS_SCN_F_SERIAL] = "serial",     [GS_SCN_F_BOARD_ID] = "board_id",
+    [GS_SCN_F_PART_NUMBER] = "part_number", [GS_SCN_F_VBIOS] = "vbios",
+    [GS_SCN_F_BAR1] = "bar1",         [GS_SCN_F_MEMORY] = "memory",
+    [GS_SCN_F_UTIL] = "util",         [GS_SCN_F_PROCS] = "procs",
+    [GS_SCN_F_PROC_UTIL] = "proc_util", [GS_SCN_F_SAMPLES] = "samples",
+    [GS_SCN_F_RETIRED_PAGES] = "retired_pages", [GS_SCN_F_REMAPPED_ROWS] = "remapped_rows",
+    [GS_SCN_F_MIG] = "mig",           [GS_SCN_F_PERSISTENCE] = "persistence",
+    [GS_SCN_F_COMPUTE_MODE] = "compute_mode", [GS_SCN_F_DISPLAY] = "display",
+    [GS_SCN_F_FIELD_VALUES] = "field_values", [GS_SCN_F_EVENTS] = "events",
+    [GS_SCN_F_CC] = "cc",             [GS_SCN_F_BRAND] = "brand",
+    [GS_SCN_F_ARCH] = "arch",         [GS_SCN_F_MINOR] = "minor",
+    [GS_SCN_F_POWER_MODE] = "power_mode",
 };
 
 int gs_scn_feature_code(const char *name)
 {
-    for (int i = 0; i < GS_F__COUNT; i++)
+    for (int i = 0; i < GS_SCN_F__COUNT; i++)
         if (scn_features[i] && strcmp(scn_features[i], name) == 0)
             return i;
     return -1;
@@ -117,7 +117,7 @@ int gs_scn_feature_code(const char *name)
 
 const char *gs_scn_feature_name(int feature)
 {
-    return feature >= 0 && feature < GS_F__COUNT ? scn_features[feature] : NULL;
+    return feature >= 0 && feature < GS_SCN_F__COUNT ? scn_features[feature] : NULL;
 }
 
 #define SCN_SYM_NAME(name, prof) #name,

@@ -28,11 +28,11 @@ static int scn_proc_types(struct gs_scn_ctx *c, const char *v, unsigned *types)
         if (next)
             *next++ = '\0';
         if (strcmp(tok, "compute") == 0 || strcmp(tok, "C") == 0)
-            *types |= GS_PROC_COMPUTE;
+            *types |= GS_SCN_PROC_COMPUTE;
         else if (strcmp(tok, "graphics") == 0 || strcmp(tok, "G") == 0)
-            *types |= GS_PROC_GRAPHICS;
+            *types |= GS_SCN_PROC_GRAPHICS;
         else if (strcmp(tok, "mps") == 0 || strcmp(tok, "M") == 0)
-            *types |= GS_PROC_MPS;
+            *types |= GS_SCN_PROC_MPS;
         else
             return gs_scn_err(c, "type=%s: expected compute, graphics, mps or a '+' list", v);
     }
@@ -141,7 +141,7 @@ int gs_scn_line_proc(struct gs_scn_ctx *c, char **w, int n)
         return gs_scn_err(c, "proc: expected a GPU selection and attributes");
     if (gs_scn_selection(c, w[1], 0, &mask) < 0)
         return -1;
-    t.p.types = GS_PROC_COMPUTE;
+    t.p.types = GS_SCN_PROC_COMPUTE;
     t.p.pid_kind = GS_PID_AUTO;
     t.p.exit = INFINITY;
     t.p.kill = INFINITY;
@@ -192,50 +192,50 @@ static int scn_event_kind(struct gs_scn_ctx *c, struct gs_scn_event *ev, char **
     const char *k = w[i], *a = i + 1 < n ? w[i + 1] : "";
     double x;
     if (strcmp(k, "xid") == 0) {
-        ev->kind = GS_EV_XID;
+        ev->kind = GS_SCN_EV_XID;
         if (gs_scn_const(c, "xid", a, &x) < 0 || x < 0 || x > 100000)
             return gs_scn_err(c, "xid: expected an Xid number such as 79");
         ev->arg = (unsigned long long)x;
         return 0;
     }
     if (strcmp(k, "lost") == 0) {
-        ev->kind = GS_EV_LOST;
+        ev->kind = GS_SCN_EV_LOST;
         return 0;
     }
     if (strcmp(k, "ecc") == 0 || strcmp(k, "retire") == 0) {
         int sbe = strcmp(a, "sbe") == 0 || strcmp(a, "corrected") == 0;
         if (!sbe && strcmp(a, "dbe") != 0 && strcmp(a, "uncorrected") != 0)
             return gs_scn_err(c, "%s: expected sbe or dbe and a count", k);
-        ev->kind = k[0] == 'e' ? (sbe ? GS_EV_ECC_SBE : GS_EV_ECC_DBE)
-                               : (sbe ? GS_EV_RETIRE_SBE : GS_EV_RETIRE_DBE);
+        ev->kind = k[0] == 'e' ? (sbe ? GS_SCN_EV_ECC_SBE : GS_SCN_EV_ECC_DBE)
+                               : (sbe ? GS_SCN_EV_RETIRE_SBE : GS_SCN_EV_RETIRE_DBE);
         return scn_count_arg(c, w, n, i + 2, &ev->arg);
     }
     if (strcmp(k, "remap") == 0) {
         if (strcmp(a, "pending") == 0 || strcmp(a, "failure") == 0) {
-            ev->kind = a[0] == 'p' ? GS_EV_REMAP_PENDING : GS_EV_REMAP_FAILURE;
+            ev->kind = a[0] == 'p' ? GS_SCN_EV_REMAP_PENDING : GS_SCN_EV_REMAP_FAILURE;
             return 0;
         }
         if (strcmp(a, "cor") != 0 && strcmp(a, "unc") != 0)
             return gs_scn_err(c, "remap: expected cor N, unc N, pending or failure");
-        ev->kind = a[0] == 'c' ? GS_EV_REMAP_COR : GS_EV_REMAP_UNC;
+        ev->kind = a[0] == 'c' ? GS_SCN_EV_REMAP_COR : GS_SCN_EV_REMAP_UNC;
         return scn_count_arg(c, w, n, i + 2, &ev->arg);
     }
     if (strcmp(k, "throttle") == 0) {
         if ((strcmp(a, "on") != 0 && strcmp(a, "off") != 0) || i + 2 >= n ||
             gs_scn_enum_value(gs_scn_throttle_names, w[i + 2], &x) < 0)
             return gs_scn_err(c, "throttle: expected on|off and reasons such as hw_thermal|sw_power_cap");
-        ev->kind = a[1] == 'n' ? GS_EV_THROTTLE_ON : GS_EV_THROTTLE_OFF;
+        ev->kind = a[1] == 'n' ? GS_SCN_EV_THROTTLE_ON : GS_SCN_EV_THROTTLE_OFF;
         ev->arg = (unsigned long long)x;
         return 0;
     }
     if (strcmp(k, "pcie") == 0) {
         if (strcmp(a, "restore") == 0) {
-            ev->kind = GS_EV_PCIE_RESTORE;
+            ev->kind = GS_SCN_EV_PCIE_RESTORE;
             return 0;
         }
         if (strcmp(a, "drop") != 0)
             return gs_scn_err(c, "pcie: expected drop [N] or restore");
-        ev->kind = GS_EV_PCIE_DROP;
+        ev->kind = GS_SCN_EV_PCIE_DROP;
         return scn_count_arg(c, w, n, i + 2, &ev->arg);
     }
     return gs_scn_err(c, "unknown event '%.40s' (xid ecc retire remap throttle pcie lost proc)", k);
@@ -262,7 +262,7 @@ static int scn_event_proc(struct gs_scn_ctx *c, double at, int gpu, char **w, in
     if (c->s->nevents >= GS_SCN_MAX_EVENTS)
         return gs_scn_err(c, "too many events (at most %d)", GS_SCN_MAX_EVENTS);
     struct gs_scn_event *ev = &c->s->events[c->s->nevents++];
-    *ev = (struct gs_scn_event){.at = at, .gpu = c->s->procs[pi].gpu, .kind = GS_EV_PROC_MEM,
+    *ev = (struct gs_scn_event){.at = at, .gpu = c->s->procs[pi].gpu, .kind = GS_SCN_EV_PROC_MEM,
                                 .amount = x, .proc = pi};
     return 0;
 }
@@ -296,7 +296,7 @@ int gs_scn_line_at(struct gs_scn_ctx *c, char **w, int n)
     for (int g = 0; g < GS_SCN_MAX_GPUS; g++) {
         if (!(mask & (1ull << g)))
             continue;
-        if (tmpl.kind == GS_EV_LOST && at < c->s->gpus[g].lost_at)
+        if (tmpl.kind == GS_SCN_EV_LOST && at < c->s->gpus[g].lost_at)
             c->s->gpus[g].lost_at = at;
         if (c->s->nevents >= GS_SCN_MAX_EVENTS)
             return gs_scn_err(c, "too many events (at most %d)", GS_SCN_MAX_EVENTS);

@@ -99,7 +99,7 @@ static double scn_frac(double x)
 
 static double scn_eval_var(const struct gs_scn_expr *e, double t, const struct gs_scn_env *env)
 {
-    if (!env || !env->gpu || env->depth >= 8 || e->var < 0 || e->var >= GS_N__COUNT)
+    if (!env || !env->gpu || env->depth >= 8 || e->var < 0 || e->var >= GS_SCN_N__COUNT)
         return 0.0;
     struct gs_scn_env sub = *env;
     sub.depth++;

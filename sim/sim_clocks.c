@@ -6,12 +6,12 @@
  */
 #include "sim.h"
 
-static const enum gs_scn_num sim_cur_clk[NVML_CLOCK_COUNT] = {GS_N_CLK_GR, GS_N_CLK_SM, GS_N_CLK_MEM,
-                                                              GS_N_CLK_VIDEO};
-static const enum gs_scn_num sim_max_clk[NVML_CLOCK_COUNT] = {GS_N_CLK_MAX_GR, GS_N_CLK_MAX_SM,
-                                                              GS_N_CLK_MAX_MEM, GS_N_CLK_MAX_VIDEO};
-static const enum gs_scn_num sim_app_clk[NVML_CLOCK_COUNT] = {GS_N_CLK_APP_GR, GS_N_CLK_APP_GR,
-                                                              GS_N_CLK_APP_MEM, GS_N_CLK_MAX_VIDEO};
+static const enum gs_scn_num sim_cur_clk[NVML_CLOCK_COUNT] = {GS_SCN_N_CLK_GR, GS_SCN_N_CLK_SM, GS_SCN_N_CLK_MEM,
+                                                              GS_SCN_N_CLK_VIDEO};
+static const enum gs_scn_num sim_max_clk[NVML_CLOCK_COUNT] = {GS_SCN_N_CLK_MAX_GR, GS_SCN_N_CLK_MAX_SM,
+                                                              GS_SCN_N_CLK_MAX_MEM, GS_SCN_N_CLK_MAX_VIDEO};
+static const enum gs_scn_num sim_app_clk[NVML_CLOCK_COUNT] = {GS_SCN_N_CLK_APP_GR, GS_SCN_N_CLK_APP_GR,
+                                                              GS_SCN_N_CLK_APP_MEM, GS_SCN_N_CLK_MAX_VIDEO};
 
 /* A clock of one kind (current, max, app) with the type validated. */
 static nvmlReturn_t sim_clock(enum sim_sym sym, nvmlDevice_t dev, int feature, const enum gs_scn_num *table,
@@ -34,31 +34,31 @@ static nvmlReturn_t sim_clock(enum sim_sym sym, nvmlDevice_t dev, int feature, c
 
 nvmlReturn_t nvmlDeviceGetClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
-    return sim_clock(SIM_SYM_nvmlDeviceGetClockInfo, device, GS_F_CLOCKS, sim_cur_clk, type, clock);
+    return sim_clock(SIM_SYM_nvmlDeviceGetClockInfo, device, GS_SCN_F_CLOCKS, sim_cur_clk, type, clock);
 }
 
 nvmlReturn_t nvmlDeviceGetMaxClockInfo(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
-    return sim_clock(SIM_SYM_nvmlDeviceGetMaxClockInfo, device, GS_F_MAX_CLOCKS, sim_max_clk, type, clock);
+    return sim_clock(SIM_SYM_nvmlDeviceGetMaxClockInfo, device, GS_SCN_F_MAX_CLOCKS, sim_max_clk, type, clock);
 }
 
 nvmlReturn_t nvmlDeviceGetMaxCustomerBoostClock(nvmlDevice_t device, nvmlClockType_t type,
                                                 unsigned int *clock)
 {
-    return sim_clock(SIM_SYM_nvmlDeviceGetMaxCustomerBoostClock, device, GS_F_MAX_CLOCKS, sim_max_clk,
+    return sim_clock(SIM_SYM_nvmlDeviceGetMaxCustomerBoostClock, device, GS_SCN_F_MAX_CLOCKS, sim_max_clk,
                      type, clock);
 }
 
 nvmlReturn_t nvmlDeviceGetApplicationsClock(nvmlDevice_t device, nvmlClockType_t type, unsigned int *clock)
 {
-    return sim_clock(SIM_SYM_nvmlDeviceGetApplicationsClock, device, GS_F_APP_CLOCKS, sim_app_clk, type,
+    return sim_clock(SIM_SYM_nvmlDeviceGetApplicationsClock, device, GS_SCN_F_APP_CLOCKS, sim_app_clk, type,
                      clock);
 }
 
 nvmlReturn_t nvmlDeviceGetDefaultApplicationsClock(nvmlDevice_t device, nvmlClockType_t type,
                                                    unsigned int *clock)
 {
-    return sim_clock(SIM_SYM_nvmlDeviceGetDefaultApplicationsClock, device, GS_F_APP_CLOCKS, sim_app_clk,
+    return sim_clock(SIM_SYM_nvmlDeviceGetDefaultApplicationsClock, device, GS_SCN_F_APP_CLOCKS, sim_app_clk,
                      type, clock);
 }
 
@@ -70,10 +70,10 @@ nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t type, nvmlC
                                                                             : sim_app_clk;
     if ((unsigned)id >= NVML_CLOCK_ID_COUNT) {
         struct sim_call c;
-        nvmlReturn_t r = gs_sim_begin_dev(&c, SIM_SYM_nvmlDeviceGetClock, device, GS_F_CLOCKS);
+        nvmlReturn_t r = gs_sim_begin_dev(&c, SIM_SYM_nvmlDeviceGetClock, device, GS_SCN_F_CLOCKS);
         return r != NVML_SUCCESS ? r : gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     }
-    return sim_clock(SIM_SYM_nvmlDeviceGetClock, device, GS_F_CLOCKS, table, type, clock);
+    return sim_clock(SIM_SYM_nvmlDeviceGetClock, device, GS_SCN_F_CLOCKS, table, type, clock);
 }
 
 /* ---- P-state and reasons ---------------------------------------------------------- */
@@ -81,12 +81,12 @@ nvmlReturn_t nvmlDeviceGetClock(nvmlDevice_t device, nvmlClockType_t type, nvmlC
 static nvmlReturn_t sim_pstate(enum sim_sym sym, nvmlDevice_t device, nvmlPstates_t *pstate)
 {
     struct sim_call c;
-    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_F_PSTATE);
+    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_SCN_F_PSTATE);
     if (r != NVML_SUCCESS)
         return r;
     if (!pstate)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    unsigned p = gs_sim_u32(&c, GS_N_PSTATE);
+    unsigned p = gs_sim_u32(&c, GS_SCN_N_PSTATE);
     *pstate = (nvmlPstates_t)(p > 15 ? NVML_PSTATE_UNKNOWN : p);
     return gs_sim_end(&c, NVML_SUCCESS);
 }
@@ -105,12 +105,12 @@ static nvmlReturn_t sim_reasons(enum sim_sym sym, nvmlDevice_t device, int suppo
                                 unsigned long long *reasons)
 {
     struct sim_call c;
-    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_F_THROTTLE);
+    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_SCN_F_THROTTLE);
     if (r != NVML_SUCCESS)
         return r;
     if (!reasons)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    unsigned long long sup = gs_sim_u64(&c, GS_N_THROTTLE_SUPPORTED) & NVML_CLOCKS_EVENT_REASON_ALL;
+    unsigned long long sup = gs_sim_u64(&c, GS_SCN_N_THROTTLE_SUPPORTED) & NVML_CLOCKS_EVENT_REASON_ALL;
     *reasons = supported ? sup : gs_sim_throttle(&c) & sup;
     return gs_sim_end(&c, NVML_SUCCESS);
 }
@@ -148,15 +148,15 @@ static unsigned sim_pcie_value(const struct sim_call *c, enum sim_pcie_what what
     case SIM_PCIE_GEN:
         return gs_sim_pcie_gen(c);
     case SIM_PCIE_MAX_GEN:
-        return gs_sim_u32(c, GS_N_PCIE_MAX_GEN);
+        return gs_sim_u32(c, GS_SCN_N_PCIE_MAX_GEN);
     case SIM_PCIE_GPU_MAX_GEN:
-        return gs_sim_u32(c, GS_N_PCIE_GPU_MAX_GEN);
+        return gs_sim_u32(c, GS_SCN_N_PCIE_GPU_MAX_GEN);
     case SIM_PCIE_WIDTH:
-        return gs_sim_u32(c, GS_N_PCIE_WIDTH);
+        return gs_sim_u32(c, GS_SCN_N_PCIE_WIDTH);
     case SIM_PCIE_MAX_WIDTH:
-        return gs_sim_u32(c, GS_N_PCIE_MAX_WIDTH);
+        return gs_sim_u32(c, GS_SCN_N_PCIE_MAX_WIDTH);
     case SIM_PCIE_REPLAY:
-        return gs_sim_u32(c, GS_N_PCIE_REPLAY);
+        return gs_sim_u32(c, GS_SCN_N_PCIE_REPLAY);
     default:
         gen = gs_sim_pcie_gen(c);
         return mbps_per_lane[gen < 7 ? gen : 6];
@@ -178,38 +178,38 @@ static nvmlReturn_t sim_pcie(enum sim_sym sym, nvmlDevice_t device, int feature,
 
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *gen)
 {
-    return sim_pcie(SIM_SYM_nvmlDeviceGetCurrPcieLinkGeneration, device, GS_F_PCIE, SIM_PCIE_GEN, gen);
+    return sim_pcie(SIM_SYM_nvmlDeviceGetCurrPcieLinkGeneration, device, GS_SCN_F_PCIE, SIM_PCIE_GEN, gen);
 }
 
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *gen)
 {
-    return sim_pcie(SIM_SYM_nvmlDeviceGetMaxPcieLinkGeneration, device, GS_F_PCIE, SIM_PCIE_MAX_GEN, gen);
+    return sim_pcie(SIM_SYM_nvmlDeviceGetMaxPcieLinkGeneration, device, GS_SCN_F_PCIE, SIM_PCIE_MAX_GEN, gen);
 }
 
 nvmlReturn_t nvmlDeviceGetGpuMaxPcieLinkGeneration(nvmlDevice_t device, unsigned int *gen)
 {
-    return sim_pcie(SIM_SYM_nvmlDeviceGetGpuMaxPcieLinkGeneration, device, GS_F_PCIE,
+    return sim_pcie(SIM_SYM_nvmlDeviceGetGpuMaxPcieLinkGeneration, device, GS_SCN_F_PCIE,
                     SIM_PCIE_GPU_MAX_GEN, gen);
 }
 
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkWidth(nvmlDevice_t device, unsigned int *width)
 {
-    return sim_pcie(SIM_SYM_nvmlDeviceGetCurrPcieLinkWidth, device, GS_F_PCIE, SIM_PCIE_WIDTH, width);
+    return sim_pcie(SIM_SYM_nvmlDeviceGetCurrPcieLinkWidth, device, GS_SCN_F_PCIE, SIM_PCIE_WIDTH, width);
 }
 
 nvmlReturn_t nvmlDeviceGetMaxPcieLinkWidth(nvmlDevice_t device, unsigned int *width)
 {
-    return sim_pcie(SIM_SYM_nvmlDeviceGetMaxPcieLinkWidth, device, GS_F_PCIE, SIM_PCIE_MAX_WIDTH, width);
+    return sim_pcie(SIM_SYM_nvmlDeviceGetMaxPcieLinkWidth, device, GS_SCN_F_PCIE, SIM_PCIE_MAX_WIDTH, width);
 }
 
 nvmlReturn_t nvmlDeviceGetPcieReplayCounter(nvmlDevice_t device, unsigned int *value)
 {
-    return sim_pcie(SIM_SYM_nvmlDeviceGetPcieReplayCounter, device, GS_F_REPLAY, SIM_PCIE_REPLAY, value);
+    return sim_pcie(SIM_SYM_nvmlDeviceGetPcieReplayCounter, device, GS_SCN_F_REPLAY, SIM_PCIE_REPLAY, value);
 }
 
 nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *speed)
 {
-    return sim_pcie(SIM_SYM_nvmlDeviceGetPcieSpeed, device, GS_F_PCIE, SIM_PCIE_SPEED, speed);
+    return sim_pcie(SIM_SYM_nvmlDeviceGetPcieSpeed, device, GS_SCN_F_PCIE, SIM_PCIE_SPEED, speed);
 }
 
 /* KB/s over the last 20 ms window. (Real drivers block ~20 ms here; inject
@@ -217,9 +217,9 @@ nvmlReturn_t nvmlDeviceGetPcieSpeed(nvmlDevice_t device, unsigned int *speed)
 nvmlReturn_t nvmlDeviceGetPcieThroughput(nvmlDevice_t device, nvmlPcieUtilCounter_t counter,
                                          unsigned int *value)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetPcieThroughput, device, GS_F_PCIE_THROUGHPUT);
+    SIM_BEGIN_DEV(nvmlDeviceGetPcieThroughput, device, GS_SCN_F_PCIE_THROUGHPUT);
     if (!value || (counter != NVML_PCIE_UTIL_TX_BYTES && counter != NVML_PCIE_UTIL_RX_BYTES))
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *value = gs_sim_u32(&c, counter == NVML_PCIE_UTIL_TX_BYTES ? GS_N_PCIE_TX : GS_N_PCIE_RX);
+    *value = gs_sim_u32(&c, counter == NVML_PCIE_UTIL_TX_BYTES ? GS_SCN_N_PCIE_TX : GS_SCN_N_PCIE_RX);
     return gs_sim_end(&c, NVML_SUCCESS);
 }

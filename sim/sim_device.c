@@ -34,16 +34,16 @@ static nvmlReturn_t sim_get_str(enum sim_sym sym, nvmlDevice_t dev, int feature,
     const struct gs_scn_gpu *cfg = c.gpu->cfg;
     const char *s;
     if (strcmp(which, "name") == 0)
-        s = cfg->str[GS_S_NAME] ? cfg->str[GS_S_NAME] : "NVIDIA Simulated GPU";
+        s = cfg->str[GS_SCN_S_NAME] ? cfg->str[GS_SCN_S_NAME] : "NVIDIA Simulated GPU";
     else if (strcmp(which, "uuid") == 0)
         s = c.gpu->uuid;
     else if (strcmp(which, "serial") == 0)
         s = c.gpu->serial;
     else if (strcmp(which, "vbios") == 0)
-        s = cfg->str[GS_S_VBIOS] ? cfg->str[GS_S_VBIOS] : "92.00.45.00.06";
+        s = cfg->str[GS_SCN_S_VBIOS] ? cfg->str[GS_SCN_S_VBIOS] : "92.00.45.00.06";
     else {
         snprintf(tmp, sizeof(tmp), "692-2G506-0200-%03d", 2 + c.gpu->index % 3);
-        s = cfg->str[GS_S_PART_NUMBER] ? cfg->str[GS_S_PART_NUMBER] : tmp;
+        s = cfg->str[GS_SCN_S_PART_NUMBER] ? cfg->str[GS_SCN_S_PART_NUMBER] : tmp;
     }
     return gs_sim_end(&c, gs_sim_copy_str(buf, length, s));
 }
@@ -71,55 +71,55 @@ nvmlReturn_t nvmlDeviceGetUUID(nvmlDevice_t device, char *uuid, unsigned int len
 
 nvmlReturn_t nvmlDeviceGetSerial(nvmlDevice_t device, char *serial, unsigned int length)
 {
-    return sim_get_str(SIM_SYM_nvmlDeviceGetSerial, device, GS_F_SERIAL, "serial", serial, length);
+    return sim_get_str(SIM_SYM_nvmlDeviceGetSerial, device, GS_SCN_F_SERIAL, "serial", serial, length);
 }
 
 nvmlReturn_t nvmlDeviceGetVbiosVersion(nvmlDevice_t device, char *version, unsigned int length)
 {
-    return sim_get_str(SIM_SYM_nvmlDeviceGetVbiosVersion, device, GS_F_VBIOS, "vbios", version, length);
+    return sim_get_str(SIM_SYM_nvmlDeviceGetVbiosVersion, device, GS_SCN_F_VBIOS, "vbios", version, length);
 }
 
 nvmlReturn_t nvmlDeviceGetBoardPartNumber(nvmlDevice_t device, char *partNumber, unsigned int length)
 {
-    return sim_get_str(SIM_SYM_nvmlDeviceGetBoardPartNumber, device, GS_F_PART_NUMBER, "part",
+    return sim_get_str(SIM_SYM_nvmlDeviceGetBoardPartNumber, device, GS_SCN_F_PART_NUMBER, "part",
                        partNumber, length);
 }
 
 nvmlReturn_t nvmlDeviceGetBrand(nvmlDevice_t device, nvmlBrandType_t *type)
 {
-    return sim_get_u32(SIM_SYM_nvmlDeviceGetBrand, device, GS_F_BRAND, GS_N_BRAND, type);
+    return sim_get_u32(SIM_SYM_nvmlDeviceGetBrand, device, GS_SCN_F_BRAND, GS_SCN_N_BRAND, type);
 }
 
 nvmlReturn_t nvmlDeviceGetArchitecture(nvmlDevice_t device, nvmlDeviceArchitecture_t *arch)
 {
     struct sim_call c;
-    nvmlReturn_t r = gs_sim_begin_dev(&c, SIM_SYM_nvmlDeviceGetArchitecture, device, GS_F_ARCH);
+    nvmlReturn_t r = gs_sim_begin_dev(&c, SIM_SYM_nvmlDeviceGetArchitecture, device, GS_SCN_F_ARCH);
     if (r != NVML_SUCCESS)
         return r;
     if (!arch)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    double v = gs_sim_num(&c, GS_N_ARCH);
+    double v = gs_sim_num(&c, GS_SCN_N_ARCH);
     *arch = v >= 4294967295.0 ? NVML_DEVICE_ARCH_UNKNOWN : (unsigned)v;
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetMinorNumber(nvmlDevice_t device, unsigned int *minor)
 {
-    return sim_get_u32(SIM_SYM_nvmlDeviceGetMinorNumber, device, GS_F_MINOR, GS_N_MINOR, minor);
+    return sim_get_u32(SIM_SYM_nvmlDeviceGetMinorNumber, device, GS_SCN_F_MINOR, GS_SCN_N_MINOR, minor);
 }
 
 nvmlReturn_t nvmlDeviceGetBoardId(nvmlDevice_t device, unsigned int *boardId)
 {
-    return sim_get_u32(SIM_SYM_nvmlDeviceGetBoardId, device, GS_F_BOARD_ID, GS_N_BOARD_ID, boardId);
+    return sim_get_u32(SIM_SYM_nvmlDeviceGetBoardId, device, GS_SCN_F_BOARD_ID, GS_SCN_N_BOARD_ID, boardId);
 }
 
 nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major, int *minor)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetCudaComputeCapability, device, GS_F_CC);
+    SIM_BEGIN_DEV(nvmlDeviceGetCudaComputeCapability, device, GS_SCN_F_CC);
     if (!major || !minor)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *major = (int)gs_sim_u32(&c, GS_N_CC_MAJOR);
-    *minor = (int)gs_sim_u32(&c, GS_N_CC_MINOR);
+    *major = (int)gs_sim_u32(&c, GS_SCN_N_CC_MAJOR);
+    *minor = (int)gs_sim_u32(&c, GS_SCN_N_CC_MINOR);
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
@@ -127,8 +127,8 @@ nvmlReturn_t nvmlDeviceGetCudaComputeCapability(nvmlDevice_t device, int *major,
 
 static void sim_fill_pci(const struct sim_call *c, nvmlPciInfo_t *pci)
 {
-    unsigned dom = gs_sim_u32(c, GS_N_DOMAIN), bus = gs_sim_u32(c, GS_N_BUS);
-    unsigned dev = gs_sim_u32(c, GS_N_DEVICE);
+    unsigned dom = gs_sim_u32(c, GS_SCN_N_DOMAIN), bus = gs_sim_u32(c, GS_SCN_N_BUS);
+    unsigned dev = gs_sim_u32(c, GS_SCN_N_DEVICE);
     memset(pci, 0, sizeof(*pci));
     snprintf(pci->busIdLegacy, sizeof(pci->busIdLegacy), "%04X:%02X:%02X.0", dom & 0xFFFFu,
              bus & 0xFFu, dev & 0x1Fu);
@@ -136,8 +136,8 @@ static void sim_fill_pci(const struct sim_call *c, nvmlPciInfo_t *pci)
     pci->domain = dom;
     pci->bus = bus & 0xFFu;
     pci->device = dev & 0x1Fu;
-    pci->pciDeviceId = gs_sim_u32(c, GS_N_PCI_DEVICE_ID);
-    pci->pciSubSystemId = gs_sim_u32(c, GS_N_PCI_SUBSYS_ID);
+    pci->pciDeviceId = gs_sim_u32(c, GS_SCN_N_PCI_DEVICE_ID);
+    pci->pciSubSystemId = gs_sim_u32(c, GS_SCN_N_PCI_SUBSYS_ID);
 }
 
 static nvmlReturn_t sim_pci(enum sim_sym sym, nvmlDevice_t device, nvmlPciInfo_t *pci)
@@ -182,7 +182,7 @@ nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_v1_t *p
     pci->pciDeviceId = p.pciDeviceId;
     pci->pciSubSystemId = p.pciSubSystemId;
     pci->baseClass = 0x03; /* display controller */
-    pci->subClass = gs_sim_u32(&c, GS_N_DISPLAY_MODE) ? 0x00 : 0x02; /* VGA or 3D controller */
+    pci->subClass = gs_sim_u32(&c, GS_SCN_N_DISPLAY_MODE) ? 0x00 : 0x02; /* VGA or 3D controller */
     memcpy(pci->busId, p.busId, sizeof(pci->busId));
     return gs_sim_end(&c, NVML_SUCCESS);
 }
@@ -191,11 +191,11 @@ nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_v1_t *p
 
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetMemoryInfo, device, GS_F_MEMORY);
+    SIM_BEGIN_DEV(nvmlDeviceGetMemoryInfo, device, GS_SCN_F_MEMORY);
     if (!memory)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    unsigned long long total = gs_sim_u64(&c, GS_N_MEM_TOTAL);
-    unsigned long long reserved = gs_sim_u64(&c, GS_N_MEM_RESERVED);
+    unsigned long long total = gs_sim_u64(&c, GS_SCN_N_MEM_TOTAL);
+    unsigned long long reserved = gs_sim_u64(&c, GS_SCN_N_MEM_RESERVED);
     unsigned long long used = gs_sim_mem_used(&c) + (reserved > total ? total : reserved);
     memory->total = total;
     memory->used = used > total ? total : used; /* v1: reserved + allocated */
@@ -207,13 +207,13 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
  * answers FUNCTION_NOT_FOUND, as real drivers do. */
 nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *memory)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetMemoryInfo_v2, device, GS_F_MEMORY);
+    SIM_BEGIN_DEV(nvmlDeviceGetMemoryInfo_v2, device, GS_SCN_F_MEMORY);
     if (!memory)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if (memory->version != nvmlMemory_v2)
         return gs_sim_end(&c, NVML_ERROR_FUNCTION_NOT_FOUND);
-    unsigned long long total = gs_sim_u64(&c, GS_N_MEM_TOTAL);
-    unsigned long long reserved = gs_sim_u64(&c, GS_N_MEM_RESERVED);
+    unsigned long long total = gs_sim_u64(&c, GS_SCN_N_MEM_TOTAL);
+    unsigned long long reserved = gs_sim_u64(&c, GS_SCN_N_MEM_RESERVED);
     if (reserved > total)
         reserved = total;
     memory->total = total;
@@ -225,11 +225,11 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *me
 
 nvmlReturn_t nvmlDeviceGetBAR1MemoryInfo(nvmlDevice_t device, nvmlBAR1Memory_t *bar1)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetBAR1MemoryInfo, device, GS_F_BAR1);
+    SIM_BEGIN_DEV(nvmlDeviceGetBAR1MemoryInfo, device, GS_SCN_F_BAR1);
     if (!bar1)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    bar1->bar1Total = gs_sim_u64(&c, GS_N_BAR1_TOTAL);
-    bar1->bar1Used = gs_sim_u64(&c, GS_N_BAR1_USED);
+    bar1->bar1Total = gs_sim_u64(&c, GS_SCN_N_BAR1_TOTAL);
+    bar1->bar1Used = gs_sim_u64(&c, GS_SCN_N_BAR1_USED);
     if (bar1->bar1Used > bar1->bar1Total)
         bar1->bar1Used = bar1->bar1Total;
     bar1->bar1Free = bar1->bar1Total - bar1->bar1Used;
@@ -246,13 +246,13 @@ static unsigned sim_pct(const struct sim_call *c, enum gs_scn_num n)
 
 nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_t *util)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetUtilizationRates, device, GS_F_UTIL);
+    SIM_BEGIN_DEV(nvmlDeviceGetUtilizationRates, device, GS_SCN_F_UTIL);
     if (!util)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    if (gs_sim_u32(&c, GS_N_MIG))
+    if (gs_sim_u32(&c, GS_SCN_N_MIG))
         return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
-    util->gpu = sim_pct(&c, GS_N_UTIL);
-    util->memory = sim_pct(&c, GS_N_MEM_UTIL);
+    util->gpu = sim_pct(&c, GS_SCN_N_UTIL);
+    util->memory = sim_pct(&c, GS_SCN_N_MEM_UTIL);
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
@@ -265,7 +265,7 @@ static nvmlReturn_t sim_codec(enum sim_sym sym, nvmlDevice_t device, int feature
         return r;
     if (!util || !period_us)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    if (gs_sim_u32(&c, GS_N_MIG))
+    if (gs_sim_u32(&c, GS_SCN_N_MIG))
         return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
     *util = sim_pct(&c, n);
     *period_us = 167000;
@@ -275,14 +275,14 @@ static nvmlReturn_t sim_codec(enum sim_sym sym, nvmlDevice_t device, int feature
 nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *util,
                                              unsigned int *samplingPeriodUs)
 {
-    return sim_codec(SIM_SYM_nvmlDeviceGetEncoderUtilization, device, GS_F_ENCODER, GS_N_ENC, util,
+    return sim_codec(SIM_SYM_nvmlDeviceGetEncoderUtilization, device, GS_SCN_F_ENCODER, GS_SCN_N_ENC, util,
                      samplingPeriodUs);
 }
 
 nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *util,
                                              unsigned int *samplingPeriodUs)
 {
-    return sim_codec(SIM_SYM_nvmlDeviceGetDecoderUtilization, device, GS_F_DECODER, GS_N_DEC, util,
+    return sim_codec(SIM_SYM_nvmlDeviceGetDecoderUtilization, device, GS_SCN_F_DECODER, GS_SCN_N_DEC, util,
                      samplingPeriodUs);
 }
 
@@ -291,32 +291,32 @@ nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *
 nvmlReturn_t nvmlDeviceGetTemperature(nvmlDevice_t device, nvmlTemperatureSensors_t sensor,
                                       unsigned int *temp)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetTemperature, device, GS_F_TEMP);
+    SIM_BEGIN_DEV(nvmlDeviceGetTemperature, device, GS_SCN_F_TEMP);
     if (!temp || sensor != NVML_TEMPERATURE_GPU)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *temp = gs_sim_u32(&c, GS_N_TEMP);
+    *temp = gs_sim_u32(&c, GS_SCN_N_TEMP);
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_v1_t *temp)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetTemperatureV, device, GS_F_TEMP);
+    SIM_BEGIN_DEV(nvmlDeviceGetTemperatureV, device, GS_SCN_F_TEMP);
     if (!temp)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if (temp->version != nvmlTemperature_v1)
         return gs_sim_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
     if (temp->sensorType != NVML_TEMPERATURE_GPU)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    temp->temperature = (int)gs_sim_num(&c, GS_N_TEMP);
+    temp->temperature = (int)gs_sim_num(&c, GS_SCN_N_TEMP);
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperatureThresholds_t type,
                                                unsigned int *temp)
 {
-    static const enum gs_scn_num which[] = {GS_N_TEMP_SHUTDOWN, GS_N_TEMP_SLOWDOWN, GS_N_TEMP_MEM_MAX,
-                                            GS_N_TEMP_GPU_MAX};
-    SIM_BEGIN_DEV(nvmlDeviceGetTemperatureThreshold, device, GS_F_TEMP_THRESHOLDS);
+    static const enum gs_scn_num which[] = {GS_SCN_N_TEMP_SHUTDOWN, GS_SCN_N_TEMP_SLOWDOWN, GS_SCN_N_TEMP_MEM_MAX,
+                                            GS_SCN_N_TEMP_GPU_MAX};
+    SIM_BEGIN_DEV(nvmlDeviceGetTemperatureThreshold, device, GS_SCN_F_TEMP_THRESHOLDS);
     if (!temp || (unsigned)type >= NVML_TEMPERATURE_THRESHOLD_COUNT + 1u)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if ((unsigned)type >= 4) /* acoustic and GPS thresholds: datacenter boards have none */
@@ -327,26 +327,26 @@ nvmlReturn_t nvmlDeviceGetTemperatureThreshold(nvmlDevice_t device, nvmlTemperat
 
 nvmlReturn_t nvmlDeviceGetNumFans(nvmlDevice_t device, unsigned int *numFans)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetNumFans, device, GS_F_FAN);
+    SIM_BEGIN_DEV(nvmlDeviceGetNumFans, device, GS_SCN_F_FAN);
     if (!numFans)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *numFans = gs_sim_u32(&c, GS_N_FANS);
+    *numFans = gs_sim_u32(&c, GS_SCN_N_FANS);
     return gs_sim_end(&c, *numFans ? NVML_SUCCESS : NVML_ERROR_NOT_SUPPORTED);
 }
 
 static nvmlReturn_t sim_fan(enum sim_sym sym, nvmlDevice_t device, unsigned fan, unsigned *speed)
 {
     struct sim_call c;
-    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_F_FAN);
+    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_SCN_F_FAN);
     if (r != NVML_SUCCESS)
         return r;
-    unsigned fans = gs_sim_u32(&c, GS_N_FANS);
+    unsigned fans = gs_sim_u32(&c, GS_SCN_N_FANS);
     if (fans == 0)
         return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
     if (!speed || fan >= fans)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     /* fans of one board differ by a percent or two */
-    *speed = gs_sim_u32(&c, GS_N_FAN) + fan % 2;
+    *speed = gs_sim_u32(&c, GS_SCN_N_FAN) + fan % 2;
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
@@ -364,50 +364,50 @@ nvmlReturn_t nvmlDeviceGetFanSpeed_v2(nvmlDevice_t device, unsigned int fan, uns
 
 nvmlReturn_t nvmlDeviceGetPowerUsage(nvmlDevice_t device, unsigned int *power)
 {
-    return sim_get_u32(SIM_SYM_nvmlDeviceGetPowerUsage, device, GS_F_POWER, GS_N_POWER, power);
+    return sim_get_u32(SIM_SYM_nvmlDeviceGetPowerUsage, device, GS_SCN_F_POWER, GS_SCN_N_POWER, power);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerManagementLimit(nvmlDevice_t device, unsigned int *limit)
 {
-    return sim_get_u32(SIM_SYM_nvmlDeviceGetPowerManagementLimit, device, GS_F_POWER_LIMIT,
-                       GS_N_POWER_LIMIT, limit);
+    return sim_get_u32(SIM_SYM_nvmlDeviceGetPowerManagementLimit, device, GS_SCN_F_POWER_LIMIT,
+                       GS_SCN_N_POWER_LIMIT, limit);
 }
 
 nvmlReturn_t nvmlDeviceGetEnforcedPowerLimit(nvmlDevice_t device, unsigned int *limit)
 {
-    return sim_get_u32(SIM_SYM_nvmlDeviceGetEnforcedPowerLimit, device, GS_F_POWER_LIMIT,
-                       GS_N_POWER_ENFORCED, limit);
+    return sim_get_u32(SIM_SYM_nvmlDeviceGetEnforcedPowerLimit, device, GS_SCN_F_POWER_LIMIT,
+                       GS_SCN_N_POWER_ENFORCED, limit);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerManagementDefaultLimit(nvmlDevice_t device, unsigned int *limit)
 {
-    return sim_get_u32(SIM_SYM_nvmlDeviceGetPowerManagementDefaultLimit, device, GS_F_POWER_LIMIT,
-                       GS_N_POWER_DEFAULT, limit);
+    return sim_get_u32(SIM_SYM_nvmlDeviceGetPowerManagementDefaultLimit, device, GS_SCN_F_POWER_LIMIT,
+                       GS_SCN_N_POWER_DEFAULT, limit);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerManagementLimitConstraints(nvmlDevice_t device, unsigned int *minLimit,
                                                           unsigned int *maxLimit)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetPowerManagementLimitConstraints, device, GS_F_POWER_LIMIT);
+    SIM_BEGIN_DEV(nvmlDeviceGetPowerManagementLimitConstraints, device, GS_SCN_F_POWER_LIMIT);
     if (!minLimit || !maxLimit)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *minLimit = gs_sim_u32(&c, GS_N_POWER_MIN);
-    *maxLimit = gs_sim_u32(&c, GS_N_POWER_MAX);
+    *minLimit = gs_sim_u32(&c, GS_SCN_N_POWER_MIN);
+    *maxLimit = gs_sim_u32(&c, GS_SCN_N_POWER_MAX);
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetPowerManagementMode(nvmlDevice_t device, nvmlEnableState_t *mode)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetPowerManagementMode, device, GS_F_POWER_MODE);
+    SIM_BEGIN_DEV(nvmlDeviceGetPowerManagementMode, device, GS_SCN_F_POWER_MODE);
     if (!mode)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *mode = gs_sim_unsupported(c.gpu, GS_F_POWER_LIMIT) ? NVML_FEATURE_DISABLED : NVML_FEATURE_ENABLED;
+    *mode = gs_sim_unsupported(c.gpu, GS_SCN_F_POWER_LIMIT) ? NVML_FEATURE_DISABLED : NVML_FEATURE_ENABLED;
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetTotalEnergyConsumption(nvmlDevice_t device, unsigned long long *energy)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetTotalEnergyConsumption, device, GS_F_ENERGY);
+    SIM_BEGIN_DEV(nvmlDeviceGetTotalEnergyConsumption, device, GS_SCN_F_ENERGY);
     if (!energy)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     *energy = (unsigned long long)gs_sim_energy_mj(&c);

@@ -48,11 +48,11 @@ void gs_sim_events_free_all(void)
 static unsigned long long sim_event_type(enum gs_scn_event_kind kind)
 {
     switch (kind) {
-    case GS_EV_XID:
+    case GS_SCN_EV_XID:
         return NVML_EVENT_TYPE_XID_CRITICAL;
-    case GS_EV_ECC_SBE:
+    case GS_SCN_EV_ECC_SBE:
         return NVML_EVENT_TYPE_SINGLE_BIT_ECC;
-    case GS_EV_ECC_DBE:
+    case GS_SCN_EV_ECC_DBE:
         return NVML_EVENT_TYPE_DOUBLE_BIT_ECC;
     default:
         return 0;
@@ -62,7 +62,7 @@ static unsigned long long sim_event_type(enum gs_scn_event_kind kind)
 static unsigned long long sim_supported_events(const struct sim_call *c)
 {
     unsigned long long m = NVML_EVENT_TYPE_XID_CRITICAL | NVML_EVENT_TYPE_PSTATE | NVML_EVENT_TYPE_CLOCK;
-    if (!gs_sim_unsupported(c->gpu, GS_F_ECC) && gs_sim_u32(c, GS_N_ECC))
+    if (!gs_sim_unsupported(c->gpu, GS_SCN_F_ECC) && gs_sim_u32(c, GS_SCN_N_ECC))
         m |= NVML_EVENT_TYPE_SINGLE_BIT_ECC | NVML_EVENT_TYPE_DOUBLE_BIT_ECC;
     return m;
 }
@@ -98,7 +98,7 @@ nvmlReturn_t nvmlEventSetFree(nvmlEventSet_t set)
 
 nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long long *eventTypes)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetSupportedEventTypes, device, GS_F_EVENTS);
+    SIM_BEGIN_DEV(nvmlDeviceGetSupportedEventTypes, device, GS_SCN_F_EVENTS);
     if (!eventTypes)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     *eventTypes = sim_supported_events(&c);
@@ -108,7 +108,7 @@ nvmlReturn_t nvmlDeviceGetSupportedEventTypes(nvmlDevice_t device, unsigned long
 /* Unsupported bits: NOT_SUPPORTED and nothing registered (the set stays usable). */
 nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long eventTypes, nvmlEventSet_t set)
 {
-    SIM_BEGIN_DEV(nvmlDeviceRegisterEvents, device, GS_F_EVENTS);
+    SIM_BEGIN_DEV(nvmlDeviceRegisterEvents, device, GS_SCN_F_EVENTS);
     if (!sim_set_valid(set))
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if (eventTypes & ~sim_supported_events(&c))
@@ -152,7 +152,7 @@ static nvmlReturn_t sim_event_wait(enum sim_sym sym, nvmlEventSet_t set, nvmlEve
         const struct gs_scn_event *e = sim_next_event(set, gs_sim_now());
         if (e) {
             nvmlEventData_t d = {&gs_sim.gpus[e->gpu], sim_event_type(e->kind),
-                                 e->kind == GS_EV_XID ? e->arg : 0, NVML_INSTANCE_ID_NONE,
+                                 e->kind == GS_SCN_EV_XID ? e->arg : 0, NVML_INSTANCE_ID_NONE,
                                  NVML_INSTANCE_ID_NONE};
             memcpy(data, &d, fill); /* the legacy symbol fills only the pre-MIG 24 bytes */
             return gs_sim_end(&c, NVML_SUCCESS);
@@ -187,7 +187,7 @@ unsigned long long gssimXidCount(unsigned int gpu)
     if (gs_sim.loaded) {
         double t = gs_sim_now();
         for (int i = 0; i < gs_sim.scn->nevents && gs_sim.scn->events[i].at <= t; i++)
-            n += gs_sim.scn->events[i].kind == GS_EV_XID && gs_sim.scn->events[i].gpu == (int)gpu;
+            n += gs_sim.scn->events[i].kind == GS_SCN_EV_XID && gs_sim.scn->events[i].gpu == (int)gpu;
     }
     pthread_mutex_unlock(&gs_sim.lock);
     return n;
@@ -197,8 +197,8 @@ unsigned long long gssimXidCount(unsigned int gpu)
 
 static int sim_sample_num(nvmlSamplingType_t type, enum gs_scn_num *n)
 {
-    static const enum gs_scn_num map[] = {GS_N_POWER, GS_N_UTIL, GS_N_MEM_UTIL, GS_N_ENC, GS_N_DEC,
-                                          GS_N_CLK_SM, GS_N_CLK_MEM};
+    static const enum gs_scn_num map[] = {GS_SCN_N_POWER, GS_SCN_N_UTIL, GS_SCN_N_MEM_UTIL, GS_SCN_N_ENC, GS_SCN_N_DEC,
+                                          GS_SCN_N_CLK_SM, GS_SCN_N_CLK_MEM};
     if ((unsigned)type >= sizeof(map) / sizeof(map[0]))
         return -1;
     *n = map[type];
@@ -224,11 +224,11 @@ nvmlReturn_t nvmlDeviceGetSamples(nvmlDevice_t device, nvmlSamplingType_t type,
 {
     double times[SIM_SAMPLE_RING];
     enum gs_scn_num num;
-    SIM_BEGIN_DEV(nvmlDeviceGetSamples, device, GS_F_SAMPLES);
+    SIM_BEGIN_DEV(nvmlDeviceGetSamples, device, GS_SCN_F_SAMPLES);
     if (!sampleValType || !sampleCount || (unsigned)type >= NVML_SAMPLINGTYPE_COUNT)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if (sim_sample_num(type, &num) < 0 ||
-        (type != NVML_TOTAL_POWER_SAMPLES && type < NVML_PROCESSOR_CLK_SAMPLES && gs_sim_u32(&c, GS_N_MIG)))
+        (type != NVML_TOTAL_POWER_SAMPLES && type < NVML_PROCESSOR_CLK_SAMPLES && gs_sim_u32(&c, GS_SCN_N_MIG)))
         return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
     int n = sim_sample_times(c.t, lastSeenTimeStamp, times);
     *sampleValType = NVML_VALUE_TYPE_UNSIGNED_INT;
@@ -270,7 +270,7 @@ static unsigned sim_proc_samples(struct sim_call *c, unsigned long long last_see
     for (int k = gs_sim.by_gpu_start[c->gpu->index]; k < gs_sim.by_gpu_start[c->gpu->index + 1]; k++) {
         int i = gs_sim.by_gpu[k];
         const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
-        if (!gs_sim_proc_visible(c, i) || !(p->types & (GS_PROC_COMPUTE | GS_PROC_GRAPHICS)))
+        if (!gs_sim_proc_visible(c, i) || !(p->types & (GS_SCN_PROC_COMPUTE | GS_SCN_PROC_GRAPHICS)))
             continue;
         struct sim_putil u = {gs_sim.procs[i].pid, gs_sim_proc_util(c, i, 0), gs_sim_proc_util(c, i, 1),
                               gs_sim_proc_util(c, i, 2), gs_sim_proc_util(c, i, 3)};
@@ -289,10 +289,10 @@ nvmlReturn_t nvmlDeviceGetProcessUtilization(nvmlDevice_t device, nvmlProcessUti
 {
     static struct sim_putil buf[GS_SCN_MAX_PROCS];
     unsigned long long ts;
-    SIM_BEGIN_DEV(nvmlDeviceGetProcessUtilization, device, GS_F_PROC_UTIL);
+    SIM_BEGIN_DEV(nvmlDeviceGetProcessUtilization, device, GS_SCN_F_PROC_UTIL);
     if (!processSamplesCount)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    if (gs_sim_u32(&c, GS_N_MIG))
+    if (gs_sim_u32(&c, GS_SCN_N_MIG))
         return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
     unsigned n = sim_proc_samples(&c, lastSeenTimeStamp, &ts, buf, GS_SCN_MAX_PROCS);
     if (n == 0)
@@ -314,12 +314,12 @@ nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device,
 {
     static struct sim_putil buf[GS_SCN_MAX_PROCS];
     unsigned long long ts;
-    SIM_BEGIN_DEV(nvmlDeviceGetProcessesUtilizationInfo, device, GS_F_PROC_UTIL);
+    SIM_BEGIN_DEV(nvmlDeviceGetProcessesUtilizationInfo, device, GS_SCN_F_PROC_UTIL);
     if (!info)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if (info->version != nvmlProcessesUtilizationInfo_v1)
         return gs_sim_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
-    if (gs_sim_u32(&c, GS_N_MIG))
+    if (gs_sim_u32(&c, GS_SCN_N_MIG))
         return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
     unsigned n = sim_proc_samples(&c, info->lastSeenTimeStamp, &ts, buf, GS_SCN_MAX_PROCS);
     if (n == 0)

@@ -24,18 +24,18 @@ enum {
 
 static unsigned long long sim_ecc_count(const struct sim_call *c, int uncorrected, int aggregate)
 {
-    enum gs_scn_num n = uncorrected ? (aggregate ? GS_N_ECC_DBE_AGG : GS_N_ECC_DBE_VOL)
-                                    : (aggregate ? GS_N_ECC_SBE_AGG : GS_N_ECC_SBE_VOL);
-    return gs_sim_u64(c, n) + gs_sim_event_sum(c, uncorrected ? GS_EV_ECC_DBE : GS_EV_ECC_SBE);
+    enum gs_scn_num n = uncorrected ? (aggregate ? GS_SCN_N_ECC_DBE_AGG : GS_SCN_N_ECC_DBE_VOL)
+                                    : (aggregate ? GS_SCN_N_ECC_SBE_AGG : GS_SCN_N_ECC_SBE_VOL);
+    return gs_sim_u64(c, n) + gs_sim_event_sum(c, uncorrected ? GS_SCN_EV_ECC_DBE : GS_SCN_EV_ECC_SBE);
 }
 
 nvmlReturn_t nvmlDeviceGetEccMode(nvmlDevice_t device, nvmlEnableState_t *current, nvmlEnableState_t *pending)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetEccMode, device, GS_F_ECC);
+    SIM_BEGIN_DEV(nvmlDeviceGetEccMode, device, GS_SCN_F_ECC);
     if (!current || !pending)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *current = gs_sim_u32(&c, GS_N_ECC) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
-    *pending = gs_sim_u32(&c, GS_N_ECC_PENDING) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    *current = gs_sim_u32(&c, GS_SCN_N_ECC) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    *pending = gs_sim_u32(&c, GS_SCN_N_ECC_PENDING) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
@@ -43,13 +43,13 @@ static nvmlReturn_t sim_ecc(enum sim_sym sym, nvmlDevice_t device, nvmlMemoryErr
                             nvmlEccCounterType_t counter, int location, unsigned long long *out)
 {
     struct sim_call c;
-    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_F_ECC);
+    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_SCN_F_ECC);
     if (r != NVML_SUCCESS)
         return r;
     if (!out || (unsigned)type > 1 || (unsigned)counter > 1 || location < -1 ||
         location >= NVML_MEMORY_LOCATION_COUNT)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    if (!gs_sim_u32(&c, GS_N_ECC))
+    if (!gs_sim_u32(&c, GS_SCN_N_ECC))
         return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
     /* every simulated error is in device memory */
     *out = location < 0 || location == NVML_MEMORY_LOCATION_DEVICE_MEMORY
@@ -76,15 +76,15 @@ nvmlReturn_t nvmlDeviceGetMemoryErrorCounter(nvmlDevice_t device, nvmlMemoryErro
 
 static unsigned sim_retired(const struct sim_call *c, int dbe)
 {
-    return gs_sim_u32(c, dbe ? GS_N_RETIRED_DBE : GS_N_RETIRED_SBE) +
-           (unsigned)gs_sim_event_sum(c, dbe ? GS_EV_RETIRE_DBE : GS_EV_RETIRE_SBE);
+    return gs_sim_u32(c, dbe ? GS_SCN_N_RETIRED_DBE : GS_SCN_N_RETIRED_SBE) +
+           (unsigned)gs_sim_event_sum(c, dbe ? GS_SCN_EV_RETIRE_DBE : GS_SCN_EV_RETIRE_SBE);
 }
 
 static nvmlReturn_t sim_retired_pages(enum sim_sym sym, nvmlDevice_t device, nvmlPageRetirementCause_t cause,
                                       unsigned *count, unsigned long long *addrs, unsigned long long *stamps)
 {
     struct sim_call c;
-    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_F_RETIRED_PAGES);
+    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, GS_SCN_F_RETIRED_PAGES);
     if (r != NVML_SUCCESS)
         return r;
     if (!count || (unsigned)cause > 1)
@@ -122,10 +122,10 @@ nvmlReturn_t nvmlDeviceGetRetiredPages_v2(nvmlDevice_t device, nvmlPageRetiremen
 
 nvmlReturn_t nvmlDeviceGetRetiredPagesPendingStatus(nvmlDevice_t device, nvmlEnableState_t *isPending)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetRetiredPagesPendingStatus, device, GS_F_RETIRED_PAGES);
+    SIM_BEGIN_DEV(nvmlDeviceGetRetiredPagesPendingStatus, device, GS_SCN_F_RETIRED_PAGES);
     if (!isPending)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *isPending = gs_sim_u32(&c, GS_N_RETIRED_PENDING) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+    *isPending = gs_sim_u32(&c, GS_SCN_N_RETIRED_PENDING) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
@@ -138,18 +138,18 @@ struct sim_remap {
 static struct sim_remap sim_remap_state(const struct sim_call *c)
 {
     struct sim_remap m;
-    m.cor = gs_sim_u32(c, GS_N_REMAP_COR) + (unsigned)gs_sim_event_sum(c, GS_EV_REMAP_COR);
-    m.unc = gs_sim_u32(c, GS_N_REMAP_UNC) + (unsigned)gs_sim_event_sum(c, GS_EV_REMAP_UNC);
-    m.pending = gs_sim_u32(c, GS_N_REMAP_PENDING) || gs_sim_event_sum(c, GS_EV_REMAP_PENDING) ||
-                gs_sim_event_sum(c, GS_EV_REMAP_UNC);
-    m.failure = gs_sim_u32(c, GS_N_REMAP_FAILURE) || gs_sim_event_sum(c, GS_EV_REMAP_FAILURE);
+    m.cor = gs_sim_u32(c, GS_SCN_N_REMAP_COR) + (unsigned)gs_sim_event_sum(c, GS_SCN_EV_REMAP_COR);
+    m.unc = gs_sim_u32(c, GS_SCN_N_REMAP_UNC) + (unsigned)gs_sim_event_sum(c, GS_SCN_EV_REMAP_UNC);
+    m.pending = gs_sim_u32(c, GS_SCN_N_REMAP_PENDING) || gs_sim_event_sum(c, GS_SCN_EV_REMAP_PENDING) ||
+                gs_sim_event_sum(c, GS_SCN_EV_REMAP_UNC);
+    m.failure = gs_sim_u32(c, GS_SCN_N_REMAP_FAILURE) || gs_sim_event_sum(c, GS_SCN_EV_REMAP_FAILURE);
     return m;
 }
 
 nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRows, unsigned int *uncRows,
                                        unsigned int *isPending, unsigned int *failureOccurred)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetRemappedRows, device, GS_F_REMAPPED_ROWS);
+    SIM_BEGIN_DEV(nvmlDeviceGetRemappedRows, device, GS_SCN_F_REMAPPED_ROWS);
     if (!corrRows || !uncRows || !isPending || !failureOccurred)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     struct sim_remap m = sim_remap_state(&c);
@@ -163,7 +163,7 @@ nvmlReturn_t nvmlDeviceGetRemappedRows(nvmlDevice_t device, unsigned int *corrRo
 /* Banks by remaining spare rows: each remapped row uses one spare of some bank. */
 nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemapperHistogramValues_t *values)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetRowRemapperHistogram, device, GS_F_REMAPPED_ROWS);
+    SIM_BEGIN_DEV(nvmlDeviceGetRowRemapperHistogram, device, GS_SCN_F_REMAPPED_ROWS);
     if (!values)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     struct sim_remap m = sim_remap_state(&c);
@@ -192,36 +192,36 @@ static nvmlReturn_t sim_enable(enum sim_sym sym, nvmlDevice_t device, int featur
 
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)
 {
-    return sim_enable(SIM_SYM_nvmlDeviceGetPersistenceMode, device, GS_F_PERSISTENCE, GS_N_PERSISTENCE, mode);
+    return sim_enable(SIM_SYM_nvmlDeviceGetPersistenceMode, device, GS_SCN_F_PERSISTENCE, GS_SCN_N_PERSISTENCE, mode);
 }
 
 nvmlReturn_t nvmlDeviceGetDisplayMode(nvmlDevice_t device, nvmlEnableState_t *display)
 {
-    return sim_enable(SIM_SYM_nvmlDeviceGetDisplayMode, device, GS_F_DISPLAY, GS_N_DISPLAY_MODE, display);
+    return sim_enable(SIM_SYM_nvmlDeviceGetDisplayMode, device, GS_SCN_F_DISPLAY, GS_SCN_N_DISPLAY_MODE, display);
 }
 
 nvmlReturn_t nvmlDeviceGetDisplayActive(nvmlDevice_t device, nvmlEnableState_t *isActive)
 {
-    return sim_enable(SIM_SYM_nvmlDeviceGetDisplayActive, device, GS_F_DISPLAY, GS_N_DISPLAY_ACTIVE, isActive);
+    return sim_enable(SIM_SYM_nvmlDeviceGetDisplayActive, device, GS_SCN_F_DISPLAY, GS_SCN_N_DISPLAY_ACTIVE, isActive);
 }
 
 nvmlReturn_t nvmlDeviceGetComputeMode(nvmlDevice_t device, nvmlComputeMode_t *mode)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetComputeMode, device, GS_F_COMPUTE_MODE);
+    SIM_BEGIN_DEV(nvmlDeviceGetComputeMode, device, GS_SCN_F_COMPUTE_MODE);
     if (!mode)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    unsigned m = gs_sim_u32(&c, GS_N_COMPUTE_MODE);
+    unsigned m = gs_sim_u32(&c, GS_SCN_N_COMPUTE_MODE);
     *mode = (nvmlComputeMode_t)(m > 3 ? 0 : m);
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
 nvmlReturn_t nvmlDeviceGetMigMode(nvmlDevice_t device, unsigned int *currentMode, unsigned int *pendingMode)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetMigMode, device, GS_F_MIG);
+    SIM_BEGIN_DEV(nvmlDeviceGetMigMode, device, GS_SCN_F_MIG);
     if (!currentMode || !pendingMode)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *currentMode = gs_sim_u32(&c, GS_N_MIG) ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
-    *pendingMode = gs_sim_u32(&c, GS_N_MIG_PENDING) ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    *currentMode = gs_sim_u32(&c, GS_SCN_N_MIG) ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
+    *pendingMode = gs_sim_u32(&c, GS_SCN_N_MIG_PENDING) ? NVML_DEVICE_MIG_ENABLE : NVML_DEVICE_MIG_DISABLE;
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
@@ -230,7 +230,7 @@ nvmlReturn_t nvmlDeviceGetVirtualizationMode(nvmlDevice_t device, nvmlGpuVirtual
     SIM_BEGIN_DEV(nvmlDeviceGetVirtualizationMode, device, -1);
     if (!mode)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *mode = (nvmlGpuVirtualizationMode_t)gs_sim_u32(&c, GS_N_VIRT_MODE);
+    *mode = (nvmlGpuVirtualizationMode_t)gs_sim_u32(&c, GS_SCN_N_VIRT_MODE);
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
@@ -263,7 +263,7 @@ nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMi
 
 nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetMaxMigDeviceCount, device, GS_F_MIG);
+    SIM_BEGIN_DEV(nvmlDeviceGetMaxMigDeviceCount, device, GS_SCN_F_MIG);
     if (!count)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     *count = 0;
@@ -272,7 +272,7 @@ nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *c
 
 nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetMigDeviceHandleByIndex, device, GS_F_MIG);
+    SIM_BEGIN_DEV(nvmlDeviceGetMigDeviceHandleByIndex, device, GS_SCN_F_MIG);
     (void)index;
     return gs_sim_end(&c, migDevice ? NVML_ERROR_NOT_FOUND : NVML_ERROR_INVALID_ARGUMENT);
 }
@@ -307,18 +307,18 @@ static nvmlReturn_t sim_field_u(struct sim_call *c, unsigned id, unsigned long l
         enum gs_scn_num num;
         int feature;
     } direct[] = {
-        {SIM_FI_MEMORY_TEMP, GS_N_MEM_TEMP, GS_F_MEM_TEMP},   {SIM_FI_NVLINK_COUNT, GS_N_NVLINKS, -1},
-        {SIM_FI_REPLAY, GS_N_PCIE_REPLAY, GS_F_REPLAY},       {SIM_FI_POWER_AVG, GS_N_POWER, GS_F_POWER},
-        {SIM_FI_POWER_INSTANT, GS_N_POWER, GS_F_POWER},       {SIM_FI_POWER_MIN, GS_N_POWER_MIN, GS_F_POWER_LIMIT},
-        {SIM_FI_POWER_MAX, GS_N_POWER_MAX, GS_F_POWER_LIMIT}, {SIM_FI_POWER_DEFAULT, GS_N_POWER_DEFAULT, GS_F_POWER_LIMIT},
-        {SIM_FI_POWER_CURRENT, GS_N_POWER_ENFORCED, GS_F_POWER_LIMIT},
-        {SIM_FI_POWER_REQUESTED, GS_N_POWER_LIMIT, GS_F_POWER_LIMIT},
-        {SIM_FI_T_SHUTDOWN, GS_N_TEMP_SHUTDOWN, GS_F_TEMP_THRESHOLDS},
-        {SIM_FI_T_SLOWDOWN, GS_N_TEMP_SLOWDOWN, GS_F_TEMP_THRESHOLDS},
-        {SIM_FI_T_MEM_MAX, GS_N_TEMP_MEM_MAX, GS_F_TEMP_THRESHOLDS},
-        {SIM_FI_T_GPU_MAX, GS_N_TEMP_GPU_MAX, GS_F_TEMP_THRESHOLDS},
-        {SIM_FI_ECC_CURRENT, GS_N_ECC, GS_F_ECC},             {SIM_FI_ECC_PENDING, GS_N_ECC_PENDING, GS_F_ECC},
-        {SIM_FI_RETIRED_PENDING, GS_N_RETIRED_PENDING, GS_F_RETIRED_PAGES},
+        {SIM_FI_MEMORY_TEMP, GS_SCN_N_MEM_TEMP, GS_SCN_F_MEM_TEMP},   {SIM_FI_NVLINK_COUNT, GS_SCN_N_NVLINKS, -1},
+        {SIM_FI_REPLAY, GS_SCN_N_PCIE_REPLAY, GS_SCN_F_REPLAY},       {SIM_FI_POWER_AVG, GS_SCN_N_POWER, GS_SCN_F_POWER},
+        {SIM_FI_POWER_INSTANT, GS_SCN_N_POWER, GS_SCN_F_POWER},       {SIM_FI_POWER_MIN, GS_SCN_N_POWER_MIN, GS_SCN_F_POWER_LIMIT},
+        {SIM_FI_POWER_MAX, GS_SCN_N_POWER_MAX, GS_SCN_F_POWER_LIMIT}, {SIM_FI_POWER_DEFAULT, GS_SCN_N_POWER_DEFAULT, GS_SCN_F_POWER_LIMIT},
+        {SIM_FI_POWER_CURRENT, GS_SCN_N_POWER_ENFORCED, GS_SCN_F_POWER_LIMIT},
+        {SIM_FI_POWER_REQUESTED, GS_SCN_N_POWER_LIMIT, GS_SCN_F_POWER_LIMIT},
+        {SIM_FI_T_SHUTDOWN, GS_SCN_N_TEMP_SHUTDOWN, GS_SCN_F_TEMP_THRESHOLDS},
+        {SIM_FI_T_SLOWDOWN, GS_SCN_N_TEMP_SLOWDOWN, GS_SCN_F_TEMP_THRESHOLDS},
+        {SIM_FI_T_MEM_MAX, GS_SCN_N_TEMP_MEM_MAX, GS_SCN_F_TEMP_THRESHOLDS},
+        {SIM_FI_T_GPU_MAX, GS_SCN_N_TEMP_GPU_MAX, GS_SCN_F_TEMP_THRESHOLDS},
+        {SIM_FI_ECC_CURRENT, GS_SCN_N_ECC, GS_SCN_F_ECC},             {SIM_FI_ECC_PENDING, GS_SCN_N_ECC_PENDING, GS_SCN_F_ECC},
+        {SIM_FI_RETIRED_PENDING, GS_SCN_N_RETIRED_PENDING, GS_SCN_F_RETIRED_PAGES},
     };
     for (size_t i = 0; i < sizeof(direct) / sizeof(direct[0]); i++) {
         if (direct[i].id != id)
@@ -335,27 +335,27 @@ static nvmlReturn_t sim_field_derived(struct sim_call *c, unsigned id, unsigned 
 {
     unsigned long long tx, rx;
     struct sim_remap m;
-    int ecc_off = gs_sim_unsupported(c->gpu, GS_F_ECC) || !gs_sim_u32(c, GS_N_ECC);
+    int ecc_off = gs_sim_unsupported(c->gpu, GS_SCN_F_ECC) || !gs_sim_u32(c, GS_SCN_N_ECC);
     if (id >= SIM_FI_ECC_SBE_VOL && id <= SIM_FI_ECC_DBE_AGG) {
         if (ecc_off)
             return NVML_ERROR_NOT_SUPPORTED;
         *v = sim_ecc_count(c, id == SIM_FI_ECC_DBE_VOL || id == SIM_FI_ECC_DBE_AGG, id >= SIM_FI_ECC_SBE_AGG);
     } else if (id == SIM_FI_RETIRED_SBE || id == SIM_FI_RETIRED_DBE) {
-        if (gs_sim_unsupported(c->gpu, GS_F_RETIRED_PAGES))
+        if (gs_sim_unsupported(c->gpu, GS_SCN_F_RETIRED_PAGES))
             return NVML_ERROR_NOT_SUPPORTED;
         *v = sim_retired(c, id == SIM_FI_RETIRED_DBE);
     } else if (id >= SIM_FI_REMAP_COR && id <= SIM_FI_REMAP_FAILURE) {
-        if (gs_sim_unsupported(c->gpu, GS_F_REMAPPED_ROWS))
+        if (gs_sim_unsupported(c->gpu, GS_SCN_F_REMAPPED_ROWS))
             return NVML_ERROR_NOT_SUPPORTED;
         m = sim_remap_state(c);
         *v = id == SIM_FI_REMAP_COR ? m.cor : id == SIM_FI_REMAP_UNC ? m.unc
              : id == SIM_FI_REMAP_PENDING ? m.pending : m.failure;
     } else if (id == SIM_FI_ENERGY || id == SIM_FI_ENERGY2) {
-        if (gs_sim_unsupported(c->gpu, GS_F_ENERGY))
+        if (gs_sim_unsupported(c->gpu, GS_SCN_F_ENERGY))
             return NVML_ERROR_NOT_SUPPORTED;
         *v = (unsigned long long)gs_sim_energy_mj(c);
     } else if (id == SIM_FI_PCIE_TX_BYTES || id == SIM_FI_PCIE_RX_BYTES) {
-        if (gs_sim_unsupported(c->gpu, GS_F_PCIE_THROUGHPUT))
+        if (gs_sim_unsupported(c->gpu, GS_SCN_F_PCIE_THROUGHPUT))
             return NVML_ERROR_NOT_SUPPORTED;
         gs_sim_pcie_bytes(c, &tx, &rx);
         *v = id == SIM_FI_PCIE_TX_BYTES ? tx : rx;
@@ -367,7 +367,7 @@ static nvmlReturn_t sim_field_derived(struct sim_call *c, unsigned id, unsigned 
 
 nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
 {
-    SIM_BEGIN_DEV(nvmlDeviceGetFieldValues, device, GS_F_FIELD_VALUES);
+    SIM_BEGIN_DEV(nvmlDeviceGetFieldValues, device, GS_SCN_F_FIELD_VALUES);
     if (valuesCount < 0 || (valuesCount > 0 && !values))
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     long long now_us = (long long)gs_sim_epoch_us(c.t);

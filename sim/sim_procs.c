@@ -138,7 +138,7 @@ unsigned long long gs_sim_proc_mem(const struct sim_call *c, int i)
     struct gs_scn_env env = {.gpu = c->gpu->cfg, .salt = (unsigned)i * 104729u + 17u};
     double v = gs_scn_eval(p->mem, c->t, &env);
     for (int e = 0; e < s->nevents && s->events[e].at <= c->t; e++)
-        if (s->events[e].kind == GS_EV_PROC_MEM && s->events[e].proc == i)
+        if (s->events[e].kind == GS_SCN_EV_PROC_MEM && s->events[e].proc == i)
             v += s->events[e].amount;
     return v > 0 ? (unsigned long long)v : 0;
 }
@@ -174,7 +174,7 @@ static unsigned sim_collect(struct sim_call *c, unsigned type, struct sim_entry 
             out[n] = (struct sim_entry){gs_sim.procs[i].pid, gs_sim_proc_mem(c, i), p->gi, p->ci};
         n++;
     }
-    for (unsigned k = 0; type == GS_PROC_COMPUTE && k < c->gpu->grow; k++, n++)
+    for (unsigned k = 0; type == GS_SCN_PROC_COMPUTE && k < c->gpu->grow; k++, n++)
         if (n < cap)
             out[n] = (struct sim_entry){SIM_PHANTOM_PID_BASE + (unsigned)c->gpu->index * 1024u + k,
                                         256ull << 20, NVML_INSTANCE_ID_NONE, NVML_INSTANCE_ID_NONE};
@@ -221,7 +221,7 @@ static nvmlReturn_t sim_proc_list(enum sim_sym sym, nvmlDevice_t dev, unsigned t
                                   void *infos, size_t entry_size)
 {
     struct sim_call c;
-    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, dev, GS_F_PROCS);
+    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, dev, GS_SCN_F_PROCS);
     if (r != NVML_SUCCESS)
         return r;
     /* r535early writes 32-byte records through _v3 (decided under the lock) */
@@ -240,20 +240,20 @@ static nvmlReturn_t sim_proc_list(enum sim_sym sym, nvmlDevice_t dev, unsigned t
 #define SIM_PROC_T_v2 nvmlProcessInfo_v2_t
 #define SIM_PROC_T_v3 nvmlProcessInfo_t
 
-SIM_PROC_FN(Compute, , GS_PROC_COMPUTE, sizeof(nvmlProcessInfo_v1_t))
-SIM_PROC_FN(Compute, _v2, GS_PROC_COMPUTE, sizeof(nvmlProcessInfo_v2_t))
-SIM_PROC_FN(Compute, _v3, GS_PROC_COMPUTE, 0)
-SIM_PROC_FN(Graphics, , GS_PROC_GRAPHICS, sizeof(nvmlProcessInfo_v1_t))
-SIM_PROC_FN(Graphics, _v2, GS_PROC_GRAPHICS, sizeof(nvmlProcessInfo_v2_t))
-SIM_PROC_FN(Graphics, _v3, GS_PROC_GRAPHICS, 0)
-SIM_PROC_FN(MPSCompute, , GS_PROC_MPS, sizeof(nvmlProcessInfo_v1_t))
-SIM_PROC_FN(MPSCompute, _v2, GS_PROC_MPS, sizeof(nvmlProcessInfo_v2_t))
-SIM_PROC_FN(MPSCompute, _v3, GS_PROC_MPS, 0)
+SIM_PROC_FN(Compute, , GS_SCN_PROC_COMPUTE, sizeof(nvmlProcessInfo_v1_t))
+SIM_PROC_FN(Compute, _v2, GS_SCN_PROC_COMPUTE, sizeof(nvmlProcessInfo_v2_t))
+SIM_PROC_FN(Compute, _v3, GS_SCN_PROC_COMPUTE, 0)
+SIM_PROC_FN(Graphics, , GS_SCN_PROC_GRAPHICS, sizeof(nvmlProcessInfo_v1_t))
+SIM_PROC_FN(Graphics, _v2, GS_SCN_PROC_GRAPHICS, sizeof(nvmlProcessInfo_v2_t))
+SIM_PROC_FN(Graphics, _v3, GS_SCN_PROC_GRAPHICS, 0)
+SIM_PROC_FN(MPSCompute, , GS_SCN_PROC_MPS, sizeof(nvmlProcessInfo_v1_t))
+SIM_PROC_FN(MPSCompute, _v2, GS_SCN_PROC_MPS, sizeof(nvmlProcessInfo_v2_t))
+SIM_PROC_FN(MPSCompute, _v3, GS_SCN_PROC_MPS, 0)
 
 nvmlReturn_t nvmlDeviceGetRunningProcessDetailList(nvmlDevice_t device, nvmlProcessDetailList_v1_t *plist)
 {
-    static const unsigned types[3] = {GS_PROC_COMPUTE, GS_PROC_GRAPHICS, GS_PROC_MPS};
-    SIM_BEGIN_DEV(nvmlDeviceGetRunningProcessDetailList, device, GS_F_PROCS);
+    static const unsigned types[3] = {GS_SCN_PROC_COMPUTE, GS_SCN_PROC_GRAPHICS, GS_SCN_PROC_MPS};
+    SIM_BEGIN_DEV(nvmlDeviceGetRunningProcessDetailList, device, GS_SCN_F_PROCS);
     if (!plist)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if (plist->version != nvmlProcessDetailList_v1)

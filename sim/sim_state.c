@@ -204,18 +204,18 @@ static int sim_scenario_path(char *out, size_t len, char *err, size_t errlen)
 static void sim_derive_ids(struct nvmlDevice_st *g, const struct gs_scn *s)
 {
     unsigned h = 2166136261u ^ s->seed;
-    const char *name = g->cfg->str[GS_S_NAME] ? g->cfg->str[GS_S_NAME] : "";
+    const char *name = g->cfg->str[GS_SCN_S_NAME] ? g->cfg->str[GS_SCN_S_NAME] : "";
     for (const char *p = name; *p; p++)
         h = (h ^ (unsigned char)*p) * 16777619u;
     unsigned a = h ^ (unsigned)g->index * 0x9e3779b9u;
     unsigned b = a * 2654435761u + 0x7f4a7c15u, c2 = b * 2246822519u + 3266489917u;
-    if (g->cfg->str[GS_S_UUID])
-        snprintf(g->uuid, sizeof(g->uuid), "%s", g->cfg->str[GS_S_UUID]);
+    if (g->cfg->str[GS_SCN_S_UUID])
+        snprintf(g->uuid, sizeof(g->uuid), "%s", g->cfg->str[GS_SCN_S_UUID]);
     else
         snprintf(g->uuid, sizeof(g->uuid), "GPU-%08x-%04x-%04x-%04x-%04x%08x", a, b >> 16,
                  (b & 0x0fffu) | 0x4000u, (c2 >> 16 & 0x3fffu) | 0x8000u, c2 & 0xffffu, a ^ c2);
-    if (g->cfg->str[GS_S_SERIAL])
-        snprintf(g->serial, sizeof(g->serial), "%s", g->cfg->str[GS_S_SERIAL]);
+    if (g->cfg->str[GS_SCN_S_SERIAL])
+        snprintf(g->serial, sizeof(g->serial), "%s", g->cfg->str[GS_SCN_S_SERIAL]);
     else
         snprintf(g->serial, sizeof(g->serial), "165%010u", (a ^ b) % 1000000000u + (unsigned)g->index);
 }

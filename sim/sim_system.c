@@ -243,8 +243,8 @@ static nvmlReturn_t sim_handle_by_bus(struct sim_call *c, const char *busid, int
         return NVML_ERROR_NOT_FOUND;
     for (int i = 0; i < gs_sim.scn->ngpus; i++) {
         c->gpu = &gs_sim.gpus[i];
-        if (gs_sim_u32(c, GS_N_DOMAIN) != dom || gs_sim_u32(c, GS_N_BUS) != bus ||
-            gs_sim_u32(c, GS_N_DEVICE) != dev)
+        if (gs_sim_u32(c, GS_SCN_N_DOMAIN) != dom || gs_sim_u32(c, GS_SCN_N_BUS) != bus ||
+            gs_sim_u32(c, GS_SCN_N_DEVICE) != dev)
             continue;
         c->gpu = NULL;
         nvmlReturn_t r = sim_handle_at(c, i, device);

@@ -45,7 +45,7 @@ unsigned long long gs_sim_event_sum(const struct sim_call *c, enum gs_scn_event_
     unsigned long long sum = 0;
     for (int i = 0; i < s->nevents && s->events[i].at <= c->t; i++)
         if (s->events[i].gpu == c->gpu->index && s->events[i].kind == kind)
-            sum += s->events[i].kind == GS_EV_REMAP_PENDING || s->events[i].kind == GS_EV_REMAP_FAILURE
+            sum += s->events[i].kind == GS_SCN_EV_REMAP_PENDING || s->events[i].kind == GS_SCN_EV_REMAP_FAILURE
                        ? 1
                        : s->events[i].arg;
     return sum;
@@ -54,14 +54,14 @@ unsigned long long gs_sim_event_sum(const struct sim_call *c, enum gs_scn_event_
 unsigned long long gs_sim_throttle(const struct sim_call *c)
 {
     const struct gs_scn *s = gs_sim.scn;
-    unsigned long long mask = gs_sim_u64(c, GS_N_THROTTLE);
+    unsigned long long mask = gs_sim_u64(c, GS_SCN_N_THROTTLE);
     for (int i = 0; i < s->nevents && s->events[i].at <= c->t; i++) {
         const struct gs_scn_event *e = &s->events[i];
         if (e->gpu != c->gpu->index)
             continue;
-        if (e->kind == GS_EV_THROTTLE_ON)
+        if (e->kind == GS_SCN_EV_THROTTLE_ON)
             mask |= e->arg;
-        else if (e->kind == GS_EV_THROTTLE_OFF)
+        else if (e->kind == GS_SCN_EV_THROTTLE_OFF)
             mask &= ~e->arg;
     }
     return mask & NVML_CLOCKS_EVENT_REASON_ALL;
@@ -70,13 +70,13 @@ unsigned long long gs_sim_throttle(const struct sim_call *c)
 unsigned gs_sim_pcie_gen(const struct sim_call *c)
 {
     const struct gs_scn *s = gs_sim.scn;
-    unsigned gen = gs_sim_u32(c, GS_N_PCIE_GEN);
+    unsigned gen = gs_sim_u32(c, GS_SCN_N_PCIE_GEN);
     unsigned long long drop = 0;
     for (int i = 0; i < s->nevents && s->events[i].at <= c->t; i++) {
         const struct gs_scn_event *e = &s->events[i];
-        if (e->gpu == c->gpu->index && e->kind == GS_EV_PCIE_DROP)
+        if (e->gpu == c->gpu->index && e->kind == GS_SCN_EV_PCIE_DROP)
             drop += e->arg;
-        else if (e->gpu == c->gpu->index && e->kind == GS_EV_PCIE_RESTORE)
+        else if (e->gpu == c->gpu->index && e->kind == GS_SCN_EV_PCIE_RESTORE)
             drop = 0;
     }
     return drop >= gen ? 1 : gen - (unsigned)drop;
@@ -84,11 +84,11 @@ unsigned gs_sim_pcie_gen(const struct sim_call *c)
 
 unsigned long long gs_sim_mem_used(const struct sim_call *c)
 {
-    unsigned long long total = gs_sim_u64(c, GS_N_MEM_TOTAL);
-    unsigned long long reserved = gs_sim_u64(c, GS_N_MEM_RESERVED);
+    unsigned long long total = gs_sim_u64(c, GS_SCN_N_MEM_TOTAL);
+    unsigned long long reserved = gs_sim_u64(c, GS_SCN_N_MEM_RESERVED);
     unsigned long long used = 0;
-    if (c->gpu->cfg->num[GS_N_MEM_USED]) {
-        used = gs_sim_u64(c, GS_N_MEM_USED);
+    if (c->gpu->cfg->num[GS_SCN_N_MEM_USED]) {
+        used = gs_sim_u64(c, GS_SCN_N_MEM_USED);
     } else {
         for (int k = gs_sim.by_gpu_start[c->gpu->index]; k < gs_sim.by_gpu_start[c->gpu->index + 1]; k++) {
             int i = gs_sim.by_gpu[k];
@@ -137,17 +137,17 @@ static double sim_integrate(struct sim_call *c, enum gs_scn_num n, double *from_
 double gs_sim_energy_mj(struct sim_call *c)
 {
     struct nvmlDevice_st *g = c->gpu;
-    g->energy_mj = sim_integrate(c, GS_N_POWER, &g->energy_t, g->energy_mj);
-    return gs_sim_num(c, GS_N_ENERGY_START) + g->energy_mj;
+    g->energy_mj = sim_integrate(c, GS_SCN_N_POWER, &g->energy_t, g->energy_mj);
+    return gs_sim_num(c, GS_SCN_N_ENERGY_START) + g->energy_mj;
 }
 
 void gs_sim_pcie_bytes(struct sim_call *c, unsigned long long *tx, unsigned long long *rx)
 {
     struct nvmlDevice_st *g = c->gpu;
     double t0 = g->pcie_t;
-    g->pcie_tx_bytes = sim_integrate(c, GS_N_PCIE_TX, &t0, g->pcie_tx_bytes / 1000.0) * 1000.0;
+    g->pcie_tx_bytes = sim_integrate(c, GS_SCN_N_PCIE_TX, &t0, g->pcie_tx_bytes / 1000.0) * 1000.0;
     t0 = g->pcie_t;
-    g->pcie_rx_bytes = sim_integrate(c, GS_N_PCIE_RX, &g->pcie_t, g->pcie_rx_bytes / 1000.0) * 1000.0;
+    g->pcie_rx_bytes = sim_integrate(c, GS_SCN_N_PCIE_RX, &g->pcie_t, g->pcie_rx_bytes / 1000.0) * 1000.0;
     *tx = (unsigned long long)g->pcie_tx_bytes;
     *rx = (unsigned long long)g->pcie_rx_bytes;
     (void)t0;

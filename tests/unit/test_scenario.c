@@ -74,16 +74,16 @@ static void test_system_and_gpus(void **state)
     assert_int_equal(s->cuda_version, 12020);
     assert_int_equal(s->init_error, 9);
     assert_int_equal(s->ngpus, 4);
-    assert_string_equal(s->gpus[3].str[GS_S_NAME], "NVIDIA H100 80GB HBM3");
-    assert_true(gpu_num(s, 0, GS_N_MEM_TOTAL, 0) == 80.0 * 1073741824.0);
-    assert_true(gpu_num(s, 2, GS_N_MEM_TOTAL, 0) == 40.0 * 1073741824.0);
-    assert_true(gpu_num(s, 2, GS_N_POWER_LIMIT, 0) == 350000.0);
+    assert_string_equal(s->gpus[3].str[GS_SCN_S_NAME], "NVIDIA H100 80GB HBM3");
+    assert_true(gpu_num(s, 0, GS_SCN_N_MEM_TOTAL, 0) == 80.0 * 1073741824.0);
+    assert_true(gpu_num(s, 2, GS_SCN_N_MEM_TOTAL, 0) == 40.0 * 1073741824.0);
+    assert_true(gpu_num(s, 2, GS_SCN_N_POWER_LIMIT, 0) == 350000.0);
     /* defaults follow other attributes: enforced limit = limit */
-    assert_true(gpu_num(s, 2, GS_N_POWER_ENFORCED, 0) == 350000.0);
-    assert_true(gpu_num(s, 1, GS_N_BUS, 0) == 0x2a);
-    assert_true(s->gpus[1].unsupported & (1ull << GS_F_FAN));
-    assert_true(s->gpus[3].unsupported & (1ull << GS_F_ECC));
-    assert_false(s->gpus[0].unsupported & (1ull << GS_F_FAN));
+    assert_true(gpu_num(s, 2, GS_SCN_N_POWER_ENFORCED, 0) == 350000.0);
+    assert_true(gpu_num(s, 1, GS_SCN_N_BUS, 0) == 0x2a);
+    assert_true(s->gpus[1].unsupported & (1ull << GS_SCN_F_FAN));
+    assert_true(s->gpus[3].unsupported & (1ull << GS_SCN_F_ECC));
+    assert_false(s->gpus[0].unsupported & (1ull << GS_SCN_F_FAN));
     gs_scn_free(s);
 }
 
@@ -91,9 +91,9 @@ static void test_unsupported_all_minus(void **state)
 {
     (void)state;
     struct gs_scn *s = parse_ok("gpu 0 unsupported=all,-memory,-util\n");
-    assert_true(s->gpus[0].unsupported & (1ull << GS_F_POWER));
-    assert_false(s->gpus[0].unsupported & (1ull << GS_F_MEMORY));
-    assert_false(s->gpus[0].unsupported & (1ull << GS_F_UTIL));
+    assert_true(s->gpus[0].unsupported & (1ull << GS_SCN_F_POWER));
+    assert_false(s->gpus[0].unsupported & (1ull << GS_SCN_F_MEMORY));
+    assert_false(s->gpus[0].unsupported & (1ull << GS_SCN_F_UTIL));
     gs_scn_free(s);
 }
 
@@ -102,13 +102,13 @@ static void test_enums_and_cc(void **state)
     (void)state;
     struct gs_scn *s = parse_ok("gpu 0 arch=hopper brand=geforce cc=8.9 compute_mode=exclusive_process "
                                 "throttle=sw_power_cap|hw_slowdown ecc=off\n");
-    assert_true(gpu_num(s, 0, GS_N_ARCH, 0) == 9);
-    assert_true(gpu_num(s, 0, GS_N_BRAND, 0) == 5);
-    assert_true(gpu_num(s, 0, GS_N_CC_MAJOR, 0) == 8 && gpu_num(s, 0, GS_N_CC_MINOR, 0) == 9);
-    assert_true(gpu_num(s, 0, GS_N_COMPUTE_MODE, 0) == 3);
-    assert_true(gpu_num(s, 0, GS_N_THROTTLE, 0) == 0xC);
-    assert_true(gpu_num(s, 0, GS_N_ECC, 0) == 0);
-    assert_true(gpu_num(s, 0, GS_N_ECC_PENDING, 0) == 0);
+    assert_true(gpu_num(s, 0, GS_SCN_N_ARCH, 0) == 9);
+    assert_true(gpu_num(s, 0, GS_SCN_N_BRAND, 0) == 5);
+    assert_true(gpu_num(s, 0, GS_SCN_N_CC_MAJOR, 0) == 8 && gpu_num(s, 0, GS_SCN_N_CC_MINOR, 0) == 9);
+    assert_true(gpu_num(s, 0, GS_SCN_N_COMPUTE_MODE, 0) == 3);
+    assert_true(gpu_num(s, 0, GS_SCN_N_THROTTLE, 0) == 0xC);
+    assert_true(gpu_num(s, 0, GS_SCN_N_ECC, 0) == 0);
+    assert_true(gpu_num(s, 0, GS_SCN_N_ECC_PENDING, 0) == 0);
     gs_scn_free(s);
 }
 
@@ -167,11 +167,11 @@ static void test_value_variables(void **state)
 {
     (void)state;
     struct gs_scn *s = parse_ok("gpu 0 util=ramp(0,100,0,10) power=add(100W,mul(util,5W))\n");
-    assert_true(gpu_num(s, 0, GS_N_POWER, 5) == 100000.0 + 50.0 * 5000.0);
+    assert_true(gpu_num(s, 0, GS_SCN_N_POWER, 5) == 100000.0 + 50.0 * 5000.0);
     gs_scn_free(s);
     /* a cycle evaluates to a finite value instead of recursing forever */
     s = parse_ok("gpu 0 util=power power=util\n");
-    assert_true(isfinite(gpu_num(s, 0, GS_N_POWER, 1)));
+    assert_true(isfinite(gpu_num(s, 0, GS_SCN_N_POWER, 1)));
     gs_scn_free(s);
 }
 
@@ -187,7 +187,7 @@ static void test_procs(void **state)
     assert_int_equal(s->procs[0].pid, 5000);
     assert_int_equal(s->procs[5].pid, 5005);
     assert_int_equal(s->procs[5].gpu, 1);
-    assert_int_equal(s->procs[0].types, GS_PROC_COMPUTE | GS_PROC_GRAPHICS);
+    assert_int_equal(s->procs[0].types, GS_SCN_PROC_COMPUTE | GS_SCN_PROC_GRAPHICS);
     assert_string_equal(s->procs[2].name, "python train.py");
     assert_int_equal(s->procs[6].pid_kind, GS_PID_SELF);
     assert_null(s->procs[6].mem);
@@ -214,11 +214,11 @@ static void test_events(void **state)
     assert_int_equal(s->nevents, 8);
     for (int i = 1; i < s->nevents; i++)
         assert_true(s->events[i - 1].at <= s->events[i].at);
-    assert_int_equal(s->events[0].kind, GS_EV_XID);
+    assert_int_equal(s->events[0].kind, GS_SCN_EV_XID);
     assert_int_equal(s->events[0].arg, 79);
     assert_true(s->gpus[2].lost_at == 5.0);
     assert_true(isinf(s->gpus[3].lost_at));
-    assert_int_equal(s->events[s->nevents - 1].kind, GS_EV_ECC_DBE);
+    assert_int_equal(s->events[s->nevents - 1].kind, GS_SCN_EV_ECC_DBE);
     assert_true(s->procs[0].exit == 20.0);
     gs_scn_free(s);
 }
@@ -333,11 +333,11 @@ static void test_name_tables(void **state)
     assert_int_equal(gs_scn_error_code("18"), 18);
     assert_int_equal(gs_scn_error_code("12345"), -1);
     assert_string_equal(gs_scn_error_name(999), "UNKNOWN");
-    assert_int_equal(gs_scn_feature_code("encoder"), GS_F_ENCODER);
-    assert_string_equal(gs_scn_feature_name(GS_F_FAN), "fan");
+    assert_int_equal(gs_scn_feature_code("encoder"), GS_SCN_F_ENCODER);
+    assert_string_equal(gs_scn_feature_name(GS_SCN_F_FAN), "fan");
     assert_int_equal(gs_scn_sym_code("nvmlInit_v2"), SIM_SYM_nvmlInit_v2);
     assert_string_equal(gs_scn_sym_name(SIM_SYM_nvmlShutdown), "nvmlShutdown");
-    assert_int_equal(gs_scn_num_code("util"), GS_N_UTIL);
+    assert_int_equal(gs_scn_num_code("util"), GS_SCN_N_UTIL);
 }
 
 int main(void)

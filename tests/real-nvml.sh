@@ -10,7 +10,7 @@
 # touched. The extracted library is kept in $BUILD/real-nvml/ so later runs need no network.
 # Exit 77 with one "skipped: ..." line when the library cannot be had (not Debian, no archive
 # access, a driver is loaded here) - tests/run-tests counts that as skipped.
-# GS_DEBIAN_MIRROR overrides the mirror (default: the one in /etc/apt, else deb.debian.org).
+# GS_DEBIAN_MIRROR overrides the mirror (default: the Debian mirror configured in /etc/apt).
 set -u
 cd "$(dirname "$0")/.." || exit 1
 BUILD=${GS_BUILD_DIR:-build}
@@ -35,7 +35,7 @@ debian_mirror() {
             awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/) { print $i; exit } }' |
             grep -E '/debian/?$' | head -n1)
     fi
-    echo "${uri:-http://deb.debian.org/debian}"
+    echo "$uri"
 }
 
 # Download and extract libnvidia-ml1 into $CACHE; prints the library path.
@@ -49,6 +49,7 @@ fetch_library() {
     [ -n "$codename" ] || skip "unknown Debian release"
     [ -r "$KEYRING" ] || skip "no Debian archive keyring at $KEYRING"
     mirror=${GS_DEBIAN_MIRROR:-$(debian_mirror)}
+    [ -n "$mirror" ] || skip "no Debian mirror configured in /etc/apt (set GS_DEBIAN_MIRROR)"
     tmp=$(mktemp -d /tmp/gs-real-nvml.XXXXXX)
     mkdir -p "$tmp/etc" "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
     printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: non-free\nSigned-By: %s\n' \

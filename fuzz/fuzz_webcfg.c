@@ -13,13 +13,6 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* gs_exit_from_errc lives in src/main.c, which harnesses do not link; a weak
- * stand-in until it moves (a strong definition wins). */
-__attribute__((weak)) int gs_exit_from_errc(int errc);
-__attribute__((weak)) int gs_exit_from_errc(int errc)
-{
-    return errc ? 1 : 0;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

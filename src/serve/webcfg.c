@@ -282,7 +282,7 @@ static int wc_line(struct wc_parse *p, char *s)
         return 0;
     if (*t == '-' && (t[1] == ' ' || !t[1]))
         return wc_fail(p, "unexpected list item%s%s", NULL, NULL);
-    char *key, *val;
+    char *key = NULL, *val = NULL;
     int rc = wc_split(p, t, &key, &val);
     if (rc < 0)
         return rc;
@@ -487,7 +487,9 @@ bool gs_bcrypt_verify(const char *password, const char *hash)
     struct crypt_data *cd = calloc(1, sizeof(*cd));
     if (!cd)
         return false;
-    const char *out = crypt_r(password, hash, cd);
+    /* crypt_rn: libxcrypt, NULL on failure (and not intercepted by ASan, whose crypt_r
+     * interceptor crashes in threads libmicrohttpd starts) */
+    const char *out = crypt_rn(password, hash, cd, (int)sizeof(*cd));
     bool ok = out && out[0] == '$' && wc_equal(out, hash);
     explicit_bzero(cd, sizeof(*cd));
     free(cd);

@@ -24,6 +24,8 @@ serve_stop() {
         kill -TERM "$SERVE_PID"
         wait "$SERVE_PID" 2>/dev/null
         echo "serve exit $?" >>"$TMP/serve.err"
+        # the runner looks for sanitizer reports on the test's stderr: pass the server's on
+        if grep -q -e 'Sanitizer' -e 'runtime error:' "$TMP/serve.err"; then cat "$TMP/serve.err" >&2; fi
     fi
     SERVE_PID=
 }

@@ -26,13 +26,6 @@
 #define HASH_ALICE "$2y$04$KPcjA3tc7i.nTweMrZfew.UKB.FEs2hcmi5WPuB3Xjt2mSWrbUCbS" /* "password" */
 #define HASH_BOB "$2b$04$3jsJX/sdfBPGX9QKKBsu9OLLprH9LZcN3LJfXzxMTt6kHuMMa.bH6"   /* "s3cret" */
 
-/* gs_exit_from_errc lives in src/main.c, which unit tests do not link; a weak
- * stand-in lets this test link until it moves (a strong definition wins). */
-__attribute__((weak)) int gs_exit_from_errc(int errc);
-__attribute__((weak)) int gs_exit_from_errc(int errc)
-{
-    return errc ? 1 : 0;
-}
 
 /* ---- helpers ---------------------------------------------------------------------------- */
 

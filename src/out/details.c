@@ -275,7 +275,9 @@ static void details_proc(FILE *out, const struct gs_proc *p)
     if (gs_proc_has(p, GS_P_START))
         human_age(p->age_s, age, sizeof(age));
     used = (size_t)snprintf(cmd, sizeof(cmd), "%s%s",
-                            gs_proc_has(p, GS_P_COMM) ? (p->cmdline[0] ? p->cmdline : p->comm) : "?",
+                            gs_proc_has(p, GS_P_COMM)   ? (p->cmdline[0] ? p->cmdline : p->comm)
+                            : gs_proc_has(p, GS_P_NAME) ? p->name
+                                                        : "?",
                             p->host_vis < 4 ? vis[p->host_vis] : "");
     if (used < sizeof(cmd) && gs_proc_has(p, GS_P_CONTAINER) && p->container_id[0])
         used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, " [%s %.12s]", p->container_runtime,

@@ -320,7 +320,7 @@ static enum gs_status proc_status(const struct gs_field_def *f, const struct gs_
         return GS_ST_NOT_AVAILABLE;
     if (f->kind == FK_PMEM)
         return gs_proc_has(p, GS_P_GPU_MEM) ? GS_ST_OK : GS_ST_NOT_AVAILABLE;
-    if (f->kind == FK_PNAME && !gs_proc_has(p, GS_P_COMM))
+    if (f->kind == FK_PNAME && !gs_proc_has(p, GS_P_NAME) && !gs_proc_has(p, GS_P_COMM))
         return p->host_vis == GS_HOST_NO_PERMISSION ? GS_ST_NO_PERMISSION : GS_ST_NOT_AVAILABLE;
     return GS_ST_OK;
 }
@@ -451,9 +451,11 @@ static size_t format_member(const struct gs_field_def *f, const void *p, unsigne
     }
 }
 
-/* argv[0] as nvidia-smi shows it: the command line up to the first space. */
+/* The driver's process name (nvidia-smi's source), else argv[0] from /proc. */
 static size_t format_pname(const struct gs_proc *p, char *buf, size_t len)
 {
+    if (gs_proc_has(p, GS_P_NAME)) /* what nvidia-smi prints: the driver's name */
+        return put(buf, len, "%s", p->name);
     if (p->cmdline[0])
         return put(buf, len, "%.*s", (int)strcspn(p->cmdline, " "), p->cmdline);
     return put(buf, len, "%s", p->comm);

@@ -321,6 +321,7 @@ static json_t *json_proc(const struct gs_proc *p)
 
     json_object_set_new(o, "pid", json_integer(p->pid));
     json_object_set_new(o, "type", proc_types(p->type));
+    jput(&g, "name", PST(GS_P_NAME), json_string(p->name));
     jput(&g, "gpu_memory_bytes", PST(GS_P_GPU_MEM), json_integer((json_int_t)p->gpu_mem_bytes));
     jput(&g, "sm_util_pct", PST(GS_P_SM_UTIL), json_integer(p->sm_util_pct));
     jput(&g, "memory_util_pct", PST(GS_P_MEM_UTIL), json_integer(p->mem_util_pct));

@@ -81,10 +81,28 @@ static void write_mem_power(FILE *out, const struct gs_sample *s, const struct p
 }
 
 /* user:command/pid(memory) - "?" for what the host cannot tell us. */
+/* The command's short name: /proc's comm, else the basename of the first
+ * word of the driver's name ("python train.py" -> "python"), else "?". */
+static const char *short_command(const struct gs_proc *p, char *buf, size_t len)
+{
+    if (gs_proc_has(p, GS_P_COMM))
+        return p->comm;
+    if (!gs_proc_has(p, GS_P_NAME))
+        return "?";
+    size_t n = strcspn(p->name, " ");
+    const char *start = p->name;
+    for (size_t i = 0; i < n; i++)
+        if (p->name[i] == '/')
+            start = p->name + i + 1;
+    snprintf(buf, len, "%.*s", (int)(p->name + n - start), start);
+    return buf[0] ? buf : "?";
+}
+
 static void write_proc(FILE *out, const struct gs_proc *p, const struct palette *c)
 {
+    char name[32];
     const char *user = gs_proc_has(p, GS_P_USER) ? p->user : "?";
-    const char *cmd = gs_proc_has(p, GS_P_COMM) ? p->comm : "?";
+    const char *cmd = short_command(p, name, sizeof(name));
 
     fprintf(out, " %s%s%s:%s%s%s/%u", c->user, user, c->reset, c->cmd, cmd, c->reset, p->pid);
     if (gs_proc_has(p, GS_P_GPU_MEM))

@@ -109,7 +109,9 @@ static inline void fixture_procs(struct gs_gpu *g)
     p = gs_gpu_add_proc(g);
     p->pid = 31337;
     p->type = GS_PROC_COMPUTE | GS_PROC_GRAPHICS;
-    p->host_vis = GS_HOST_NOT_VISIBLE; /* another PID namespace: no name, no memory */
+    p->host_vis = GS_HOST_NOT_VISIBLE; /* another PID namespace: no memory, only the driver's name */
+    snprintf(p->name, sizeof(p->name), "/opt/app/bin/server --port 80");
+    gs_proc_set(p, GS_P_NAME);
 }
 
 /* wall clock 2026-07-03 22:11:09.763 UTC (tests run with TZ=UTC) */

@@ -7,13 +7,13 @@
 #include <stdint.h>
 #include <cmocka.h>
 /* clang-format on */
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-
 #include "out/fields.h"
 #include "out/out.h"
 #include "snap_fixture.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 
 static struct gs_snapshot snap;
 
@@ -137,7 +137,10 @@ static void test_aliases_and_headers(void **state)
                         "enforced.power.limit [W], memory.used [MiB], retired_pages.single_bit_ecc.count\n");
     free(out);
     assert_string_equal(fmt("clocks_throttle_reasons.active", 0, -1, 0), "0x0000000000000004");
-    assert_string_equal(fmt("name", 0, 0, 0), "/usr/bin/python"); /* process_name alias */
+    assert_string_equal(fmt("name", 0, 0, 0), "/usr/bin/python"); /* process_name alias; argv[0] from /proc */
+    assert_string_equal(fmt("process_name", 0, 2, 0),
+                        "/opt/app/bin/server --port 80");       /* the driver's name */
+    assert_string_equal(fmt("process_name", 0, 1, 0), "[N/A]"); /* neither */
     assert_string_equal(fmt("used_memory", 0, 0, 0), "30000 MiB");
 }
 
@@ -227,9 +230,10 @@ static void test_csv_rows(void **state)
     free(out);
     /* compute apps: compute processes only (not the graphics-only 777) */
     out = csv("timestamp,gpu_bus_id,pid,process_name,used_gpu_memory", GS_QUERY_COMPUTE_APPS, 0);
-    assert_string_equal(out, "timestamp, gpu_bus_id, pid, process_name, used_gpu_memory [MiB]\n"
-                             "2026/07/03 22:11:09.763, 00000000:3B:00.0, 4242, /usr/bin/python, 30000 MiB\n"
-                             "2026/07/03 22:11:09.763, 00000000:3B:00.0, 31337, [N/A], [N/A]\n");
+    assert_string_equal(
+        out, "timestamp, gpu_bus_id, pid, process_name, used_gpu_memory [MiB]\n"
+             "2026/07/03 22:11:09.763, 00000000:3B:00.0, 4242, /usr/bin/python, 30000 MiB\n"
+             "2026/07/03 22:11:09.763, 00000000:3B:00.0, 31337, /opt/app/bin/server --port 80, [N/A]\n");
     free(out);
 }
 

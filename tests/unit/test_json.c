@@ -150,6 +150,10 @@ static void test_processes(void **state)
     assert_true(json_is_null(at("gpus/0/processes/2/host/user")));
     assert_string_equal(json_string_value(at("gpus/0/processes/2/unavailable/host.user")), "not_visible");
     assert_string_equal(json_string_value(at("gpus/0/processes/2/type/1")), "graphics");
+    /* the driver's name is known even when /proc cannot see the process */
+    assert_string_equal(json_string_value(at("gpus/0/processes/2/name")), "/opt/app/bin/server --port 80");
+    assert_true(json_is_null(at("gpus/0/processes/0/name")));
+    assert_string_equal(json_string_value(at("gpus/0/processes/0/unavailable/name")), "not_available");
 }
 
 static void test_compact_is_one_line(void **state)

@@ -134,6 +134,15 @@ void gs_draw_title(struct gs_ui *ui)
 
 /* ---- pieces of a GPU block ------------------------------------------------------------ */
 
+/* Throttle reasons worth a person's attention (idle and app clocks are normal). */
+static uint64_t bad_throttle(const struct gs_sample *s)
+{
+    if (!gs_sample_has(s, GS_F_THROTTLE))
+        return 0;
+    return s->throttle_reasons & ~(GS_THROTTLE_GPU_IDLE | GS_THROTTLE_APP_CLOCKS |
+                                   GS_THROTTLE_DISPLAY_CLOCK | GS_THROTTLE_SYNC_BOOST);
+}
+
 static void fmt_temp(const struct gpu_view *v, char *b, size_t n)
 {
     const struct gs_static *st = &v->g->st;
@@ -190,15 +199,6 @@ static void fmt_clock(char *b, size_t n, const char *label, bool has, uint32_t m
         snprintf(b, n, "%s %uMHz", label, mhz);
 }
 
-/* Throttle reasons worth a person's attention (idle and app clocks are normal). */
-static uint64_t bad_throttle(const struct gs_sample *s)
-{
-    if (!gs_sample_has(s, GS_F_THROTTLE))
-        return 0;
-    return s->throttle_reasons & ~(GS_THROTTLE_GPU_IDLE | GS_THROTTLE_APP_CLOCKS |
-                                   GS_THROTTLE_DISPLAY_CLOCK | GS_THROTTLE_SYNC_BOOST);
-}
-
 static int put_seq(struct gs_ui *ui, int y, int x, int end, enum gs_role r, const char *s)
 {
     if (x >= end)
@@ -251,7 +251,13 @@ static void gpu_info_line(struct gs_ui *ui, const struct gpu_view *v, int y, int
         x = put_seq(ui, y, x, end, dim, b);
     }
     fmt_pcie(v, b, sizeof(b));
-    put_seq(ui, y, x, end, dim, b);
+    x = put_seq(ui, y, x, end, dim, b);
+    uint64_t thr = full ? 0 : bad_throttle(v->s); /* full: on the clocks line */
+    if (thr) {
+        char r[96];
+        snprintf(b, sizeof(b), "throttled: %s", gs_throttle_str(thr, r, sizeof(r)));
+        put_seq(ui, y, x, end, v->lost ? GS_R_DIM : GS_R_WARN, b);
+    }
 }
 
 static void gpu_bars(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int w)

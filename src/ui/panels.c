@@ -182,7 +182,13 @@ void gs_draw_detail(struct gs_ui *ui)
              d->gpu < ui->view.ngpus ? ui->view.gpus[d->gpu].st.index : d->gpu,
              k < 0 ? "  [no longer on the GPU]" : "");
     gs_put(ui, y++, 0, COLS, GS_R_TITLE, b);
-    if (k >= 0) {
+    if (k >= 0 && ui->rows.v[k].p->host_vis != GS_HOST_VISIBLE) {
+        const struct gs_proc *p = ui->rows.v[k].p;
+        snprintf(b, sizeof(b), "GPU memory %s  SM %u%%  (no host facts: the process is not visible "
+                 "from here, e.g. another PID namespace; run gpuscope on the host or with --pid=host)",
+                 gs_fmt_bytes(p->gpu_mem_bytes, t1, sizeof(t1)), p->sm_util_pct);
+        y = put_wrapped(ui, y, 0, b, LINES);
+    } else if (k >= 0) {
         const struct gs_proc *p = ui->rows.v[k].p;
         snprintf(b, sizeof(b), "user %s  GPU memory %s  SM %u%%  CPU %.1f%%  host memory %s  running %s  parent %u  group %u",
                  p->user, gs_fmt_bytes(p->gpu_mem_bytes, t1, sizeof(t1)), p->sm_util_pct, p->cpu_pct,
@@ -226,7 +232,7 @@ void gs_draw_signal(struct gs_ui *ui)
         mvhline(y0 + y, x0, ' ', w);
     }
     snprintf(b, sizeof(b), " Send a signal to %s %u (%.16s)", ui->sig_group ? "process group" : "PID",
-             ui->sig_group ? ui->sig_pgid : ui->sig_pid, ui->sig_comm);
+             ui->sig_group ? ui->sig_pgid : ui->sig_pid, ui->sig_comm[0] ? ui->sig_comm : "?");
     gs_put(ui, y0 + 1, x0, w, GS_R_SELECT, b);
     for (int i = 0; i < 3; i++) {
         snprintf(b, sizeof(b), "%s[%c] %s", i == ui->sig_choice ? ">" : " ", "tki"[i], sigs[i].name);

@@ -176,7 +176,7 @@ static int poll_timeout_ms(const struct gs_ui *ui)
     uint64_t now = mono_ns();
     if (ui->msg[0] && ui->msg_until_ns > now)
         return (int)((ui->msg_until_ns - now) / 1000000ull) + 1;
-    return ui->paused ? -1 : 1000; /* the clock in the title ticks while waiting */
+    return -1; /* nothing else to wait for: snapshots and keys wake poll() */
 }
 
 static void loop(struct gs_ui *ui)
@@ -186,7 +186,7 @@ static void loop(struct gs_ui *ui)
     draw(ui);
     while (!ui->quit && !g_quit) {
         int n = poll(pf, 2, poll_timeout_ms(ui));
-        bool dirty = n <= 0; /* timeout or signal (resize arrives as KEY_RESIZE) */
+        bool dirty = n == 0; /* a message expired (a resize arrives as KEY_RESIZE) */
         if (n > 0 && (pf[1].revents & POLLIN)) {
             if (ui->paused) /* keep the frozen view; the rows point into it */
                 gs_feed_drain(ui->feed);

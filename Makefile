@@ -99,11 +99,12 @@ $(O)/sim/%/libnvidia-ml.so.1: $(SIM_OBJ) sim/profiles/%.map
 
 $(O)/tests/%: tests/unit/%.c $(LIB_OBJ) $(filter $(O)/obj/sim/scenario%,$(SIM_OBJ))
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Isim -Itests/unit $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS_TEST)
+	$(CC) $(CPPFLAGS) -Isim -Itests/unit $(CFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $(filter %.c %.o,$^) \
+	    $(LDFLAGS) $(CMOCKA_LIBS) $(LDLIBS_TEST)
 
 $(O)/bench/%: bench/%.c $(LIB_OBJ)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) $(LDLIBS_TEST)
+	$(CC) $(CPPFLAGS) $(CFLAGS_ALL) -MMD -MP -MF $@.d -o $@ $(filter %.c %.o,$^) $(LDFLAGS) $(LDLIBS_TEST)
 
 unit: $(UNIT_BIN)
 bench-bin: $(BENCH_BIN)
@@ -149,4 +150,4 @@ clean:
 .PHONY: all unit bench-bin fuzz deps run test bench install clean
 .DELETE_ON_ERROR:
 
--include $(OBJ:.o=.d) $(SIM_OBJ:.o=.d)
+-include $(OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(UNIT_BIN:=.d) $(BENCH_BIN:=.d)

@@ -30,6 +30,8 @@ void gs_nvml_gpu_state(struct nvml_device *d, struct gs_gpu *g)
     if (atomic_load(&d->lost)) {
         g->state = GS_GPU_LOST;
         g->lost_since = atomic_load(&d->lost_since);
+        snprintf(g->last_error, sizeof(g->last_error),
+                 "fell off the bus (see 'dmesg' for Xid 79)");
     } else {
         g->state = d->open_rc == NVML_SUCCESS ? GS_GPU_OK : GS_GPU_ERROR;
         g->lost_since = 0;

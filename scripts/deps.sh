@@ -8,7 +8,7 @@
 set -euo pipefail
 
 BUILD_PKGS=(gcc make pkg-config libjansson-dev libmicrohttpd-dev libcrypt-dev libncurses-dev)
-TEST_PKGS=(libcmocka-dev clang python3 procps time prometheus curl tmux)
+TEST_PKGS=(libcmocka-dev clang python3 procps time prometheus curl tmux wrk openssl)
 
 missing=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }

@@ -28,7 +28,7 @@
 #include "core/err.h"
 #include "core/model.h"
 
-#define GS_BACKEND_ABI 1 /* bump when appending members; never reorder */
+#define GS_BACKEND_ABI 2 /* bump when appending members; never reorder */
 
 enum gs_caps {
     GS_CAP_PROCESSES = 1 << 0,    /* processes() lists processes per GPU */
@@ -90,6 +90,13 @@ struct gs_backend {
 
     /* Debug: library and bound symbols, one line each. Optional. */
     void (*describe)(struct gs_bctx *ctx, void (*line)(void *arg, const char *text), void *arg);
+
+    /* ABI 2. Events (Xid, ECC) the driver delivered since the previous call,
+     * without waiting: up to max into out (gpu = the backend's index), the
+     * number that did not fit into *dropped. The first call registers for
+     * them; only events after that are seen. sample() marks GS_F_XID
+     * supported on the GPUs that could register. Returns the count. Optional. */
+    int (*events)(struct gs_bctx *ctx, struct gs_event *out, uint32_t max, uint32_t *dropped);
 };
 
 #endif /* GS_BACKEND_H */

@@ -84,6 +84,7 @@ enum gs_field {
     GS_F_MIG_MODE,         /* mig_mode_current, mig_mode_pending */
     GS_F_DISPLAY_ACTIVE,   /* display_active (0/1) */
     GS_F_DISPLAY_MODE,     /* display_mode (0/1): a display is connected */
+    GS_F_XID,              /* xid_count, xid_last, xid_last_ms: Xid events since sampling began */
     GS_F_COUNT
 };
 _Static_assert(GS_F_COUNT <= 64, "sample fields must fit the 64-bit valid mask");
@@ -144,6 +145,9 @@ struct gs_sample {
     uint32_t mig_mode_pending;
     uint32_t display_active;
     uint32_t display_mode;
+    uint64_t xid_count;                  /* Xid events seen on this GPU since the sampler opened */
+    uint32_t xid_last;                   /* the latest Xid code (0 before the first) */
+    int64_t xid_last_ms;                 /* when it arrived, ms since the epoch (0 before the first) */
 };
 
 /* Throttle (clock event) reason bits: NVML's values, named for people. */
@@ -304,6 +308,24 @@ struct gs_gpu {
     char last_error[160];       /* latest error on this GPU, "" if none */
 };
 
+/* ---- events (NVML's event API: Xid, ECC) ----------------------------------------------- */
+enum gs_event_kind {
+    GS_EV_XID = 1,      /* data: the Xid number (999 = unknown Xid) */
+    GS_EV_ECC_SBE = 2,  /* a corrected (single-bit) ECC error */
+    GS_EV_ECC_DBE = 3,  /* an uncorrected (double-bit) ECC error */
+    GS_EV_OTHER = 4,    /* data: the vendor's event type bit */
+};
+
+/* One event the driver delivered since the previous snapshot. */
+struct gs_event {
+    int64_t time_ms;    /* wall clock when gpuscope received it, ms since the epoch */
+    uint32_t gpu;       /* the GPU's index (gs_static.index) */
+    uint32_t kind;      /* enum gs_event_kind */
+    uint64_t data;      /* Xid number for GS_EV_XID, else 0 */
+};
+
+#define GS_MAX_EVENTS 64
+
 /* ---- the machine ------------------------------------------------------------------ */
 struct gs_sysinfo {
     char backend[16];           /* "nvml" */
@@ -323,6 +345,9 @@ struct gs_snapshot {
     struct gs_sysinfo sys;
     uint32_t ngpus;
     struct gs_gpu *gpus;        /* ngpus entries */
+    uint32_t nevents;           /* events received since the previous snapshot ... */
+    uint32_t events_dropped;    /* ... and how many more did not fit in events[] */
+    struct gs_event events[GS_MAX_EVENTS];
 };
 
 /* ---- helpers ---------------------------------------------------------------------- */

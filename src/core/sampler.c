@@ -41,6 +41,14 @@ struct gs_sampler {
     uint64_t slow_fields;            /* the backend's slow fields among want */
     struct gs_hostproc *hp;          /* NULL without host facts */
     struct gs_slow *slow;            /* GS_SLOW_THREAD worker, or NULL */
+    struct gs_xid_acc *xid;          /* nsel Xid tallies since open */
+};
+
+/* Xid events seen on one GPU since the sampler opened. */
+struct gs_xid_acc {
+    uint64_t count;
+    uint32_t last;
+    int64_t last_ms;
 };
 
 static uint64_t gs_mono_ns(void)
@@ -151,6 +159,8 @@ int gs_sampler_open(struct gs_sampler **out, const struct gs_sampler_opts *opts,
         rc = gs_sampler_select(s, err);
     if (rc == 0)
         rc = gs_sampler_helpers(s, err);
+    if (rc == 0 && !(s->xid = calloc(s->nsel ? s->nsel : 1, sizeof(*s->xid))))
+        rc = gs_err_set(err, GS_E_NOMEM, "out of memory");
     if (rc < 0)
         goto out_free;
     *out = s;
@@ -172,6 +182,7 @@ void gs_sampler_close(struct gs_sampler *s)
         s->be->fini(s->ctx);
     free(s->devs);
     free(s->st);
+    free(s->xid);
     free(s);
 }
 
@@ -188,6 +199,36 @@ static int gs_snapshot_size(struct gs_snapshot *snap, uint32_t n)
     return 0;
 }
 
+/* Drain the backend's events into snap->events (selected GPUs only) and
+ * tally Xids per GPU. One backend call per tick when nothing happened. */
+static void gs_sampler_events(struct gs_sampler *s, struct gs_snapshot *snap)
+{
+    uint32_t dropped = 0, keep = 0;
+    int n;
+
+    snap->nevents = 0;
+    snap->events_dropped = 0;
+    if (!s->be->events || !(s->want & (UINT64_C(1) << GS_F_XID)))
+        return;
+    n = s->be->events(s->ctx, snap->events, GS_MAX_EVENTS, &dropped);
+    for (int k = 0; k < n; k++) {
+        const struct gs_event *e = &snap->events[k];
+        for (uint32_t i = 0; i < s->nsel; i++) {
+            if (s->devs[i]->index != e->gpu)
+                continue;
+            if (e->kind == GS_EV_XID) {
+                s->xid[i].count++;
+                s->xid[i].last = (uint32_t)e->data;
+                s->xid[i].last_ms = e->time_ms;
+            }
+            snap->events[keep++] = *e;
+            break;
+        }
+    }
+    snap->nevents = keep;
+    snap->events_dropped = dropped;
+}
+
 /* One GPU: sample, slow fields, processes, host facts. Returns the backend's code. */
 static int gs_sampler_gpu(struct gs_sampler *s, uint32_t i, struct gs_gpu *g, uint64_t now_ns)
 {
@@ -199,6 +240,11 @@ static int gs_sampler_gpu(struct gs_sampler *s, uint32_t i, struct gs_gpu *g, ui
         want &= ~s->slow_fields;
     g->st = s->st[i];
     rc = s->be->sample(dev, want, g);
+    if (gs_sample_has(&g->s, GS_F_XID)) {
+        g->s.xid_count = s->xid[i].count;
+        g->s.xid_last = s->xid[i].last;
+        g->s.xid_last_ms = s->xid[i].last_ms;
+    }
     if (s->slow)
         gs_slow_copy(s->slow, i, &g->s, now_ns);
     g->nprocs = 0;
@@ -220,6 +266,7 @@ int gs_sampler_snapshot(struct gs_sampler *s, struct gs_snapshot *snap, struct g
     snap->mono_ns = gs_mono_ns();
     clock_gettime(CLOCK_REALTIME, &snap->wall);
     snap->sys = s->sys;
+    gs_sampler_events(s, snap);
     if (s->hp)
         gs_hostproc_begin(s->hp, snap->mono_ns, (int64_t)snap->wall.tv_sec);
     for (uint32_t i = 0; i < s->nsel; i++) {

@@ -329,6 +329,69 @@ static void test_gpu_lost_mid_loop(void **state)
     sim_close(s);
 }
 
+/* ---- Xid events: drained once per tick, tallied per GPU, listed per snapshot ---------- */
+static void set_clock(const char *path, double t)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%.3f\n", t);
+    fclose(f);
+}
+
+static void test_xid_events(void **state)
+{
+    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
+    struct gs_sampler *s = NULL;
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    char clock[64], env[80];
+    (void)state;
+    NEED_SIM("current");
+    const char *scn = sim_write_scenario(
+        "gpu count=3 name=\"Test GPU\"\n"
+        "gpu 2 unsupported=events\n"
+        "at 0.5 gpu=1 xid 31\n" /* before we register: never seen */
+        "at 2 gpu=1 xid 48\n"
+        "at 2.5 gpu=0 xid 13\n"
+        "at 3 gpu=1 xid 79\n");
+    sim_setup("current", scn, NULL);
+    snprintf(clock, sizeof(clock), "/tmp/gs-test-clock-%d", (int)getpid());
+    snprintf(env, sizeof(env), "file:%s", clock);
+    setenv("GPUSCOPE_SIM_CLOCK", env, 1);
+    set_clock(clock, 1);
+    o.want_host = false;
+    assert_int_equal(sim_open(&s, &o, &err), 0);
+    gs_snapshot_init(&snap);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.nevents, 0);
+    assert_true(gs_sample_has(&snap.gpus[0].s, GS_F_XID));
+    assert_int_equal(snap.gpus[1].s.xid_count, 0);
+    assert_int_equal(snap.gpus[2].s.status[GS_F_XID], GS_ST_NOT_SUPPORTED);
+
+    set_clock(clock, 2.6);
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.nevents, 2);
+    assert_int_equal(snap.events[0].kind, GS_EV_XID);
+    assert_int_equal(snap.gpus[1].s.xid_count, 1);
+    assert_int_equal(snap.gpus[1].s.xid_last, 48);
+    assert_true(snap.gpus[1].s.xid_last_ms > 0);
+    assert_int_equal(snap.gpus[0].s.xid_last, 13);
+
+    set_clock(clock, 3.5);
+    unsigned long long waits = sim_calls("nvmlEventSetWait_v2");
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.nevents, 1);
+    assert_int_equal(snap.gpus[1].s.xid_count, 2);
+    assert_int_equal(snap.gpus[1].s.xid_last, 79);
+    assert_int_equal(sim_calls("nvmlEventSetWait_v2") - waits, 2); /* the event, then TIMEOUT */
+    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(snap.nevents, 0); /* events are per snapshot; tallies stay */
+    assert_int_equal(snap.gpus[1].s.xid_count, 2);
+    gs_snapshot_release(&snap);
+    sim_close(s);
+    unlink(clock);
+}
+
 /* ---- host facts: our own PID is visible, a synthetic one is not ----------------------- */
 static void test_host_facts(void **state)
 {
@@ -451,6 +514,7 @@ int main(void)
         cmocka_unit_test(test_call_counts),
         cmocka_unit_test(test_slow_skip_and_thread),
         cmocka_unit_test(test_gpu_lost_mid_loop),
+        cmocka_unit_test(test_xid_events),
         cmocka_unit_test(test_host_facts),
         cmocka_unit_test(test_pid_vanishes),
         cmocka_unit_test(test_describe),

@@ -70,6 +70,7 @@ static void nvml_fini(struct gs_bctx *bctx)
 
     if (!ctx)
         return;
+    gs_nvml_events_close(ctx);
     for (uint32_t i = 0; i < ctx->ndev; i++)
         gs_nvml_procs_free(&ctx->devs[i]);
     free(ctx->devs);
@@ -209,4 +210,5 @@ const struct gs_backend gs_backend_nvml = {
     .processes = gs_nvml_processes,
     .explain_gpu = nvml_explain_gpu,
     .describe = nvml_describe,
+    .events = gs_nvml_events,
 };

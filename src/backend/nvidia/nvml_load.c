@@ -101,6 +101,12 @@ static const struct nvml_sym nvml_syms[] = {
     { { DEV("GetProcessesUtilizationInfo"), NULL, NULL }, SYM(proc_util_info), false },
     { { DEV("GetProcessUtilization"), NULL, NULL }, SYM(proc_util), false },
     { { "nvmlSystemGetProcessName", NULL, NULL }, SYM(process_name), false },
+    { { "nvmlEventSetCreate", NULL, NULL }, SYM(event_set_create), false },
+    { { DEV("GetSupportedEventTypes"), NULL, NULL }, SYM(supported_event_types), false },
+    { { DEV("RegisterEvents"), NULL, NULL }, SYM(register_events), false },
+    /* the plain symbol fills only the first 24 bytes of nvmlEventData_t: all we read */
+    { { "nvmlEventSetWait_v2", "nvmlEventSetWait", NULL }, SYM(event_set_wait), false },
+    { { "nvmlEventSetFree", NULL, NULL }, SYM(event_set_free), false },
     { { DEV("GetConfComputeMemSizeInfo"), NULL, NULL }, SYM(conf_compute_mem), false },
     { { DEV("GetRunningProcessDetailList"), NULL, NULL }, SYM(process_detail_list), false },
     /* our simulator identifies itself with these */

@@ -86,6 +86,12 @@ struct nvml_fns {
     nvmlDeviceGetProcessesUtilizationInfo_fn proc_util_info;
     nvmlDeviceGetProcessUtilization_fn proc_util;
     nvmlSystemGetProcessName_fn process_name;
+    /* events (Xid, ECC) */
+    nvmlEventSetCreate_fn event_set_create;
+    nvmlDeviceGetULL_fn supported_event_types;
+    nvmlDeviceRegisterEvents_fn register_events;
+    nvmlEventSetWait_fn event_set_wait;
+    nvmlEventSetFree_fn event_set_free;
     nvmlProbe_fn conf_compute_mem;       /* presence marks the R535-early _v3 layout ... */
     nvmlProbe_fn process_detail_list;    /* ... unless this one exists too */
     /* the gpuscope simulator */

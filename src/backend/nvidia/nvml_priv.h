@@ -60,6 +60,7 @@ struct nvml_device {
     unsigned ucache_n, ucache_cap;
     struct nvml_pname *names;          /* per-PID driver names of the current list */
     unsigned names_n, names_cap;
+    bool events_on;                    /* registered for Xid/ECC events (main thread) */
 };
 
 static inline struct nvml_device *nvml_dev(struct gs_bdev *b)
@@ -73,7 +74,14 @@ struct nvml_ctx {
     uint32_t ndev;
     struct nvml_device *devs;          /* ndev entries */
     struct gs_bdev **bdevs;            /* ndev pointers into devs, for discover */
+    nvmlEventSet_t events;             /* created on the first events() call */
+    bool events_tried;                 /* ... which happens once */
 };
+
+/* Events since the last call, without waiting (backend.h `events`). */
+int gs_nvml_events(struct gs_bctx *bctx, struct gs_event *out, uint32_t max, uint32_t *dropped);
+/* Free the event set (called by fini before nvmlShutdown). */
+void gs_nvml_events_close(struct nvml_ctx *ctx);
 
 /* Map r from the call `what` that reads the GS_F_* fields `fields` of d into
  * a status, with the side effects the rules ask for: NOT_SUPPORTED and kin

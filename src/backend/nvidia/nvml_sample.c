@@ -480,6 +480,9 @@ int gs_nvml_sample(struct gs_bdev *b, uint64_t want, struct gs_gpu *g)
     }
     /* A call may fill fields nobody asked for (one call, several fields). */
     nvml_mark_all(&g->s, all & ~want, GS_ST_NOT_SAMPLED);
+    /* Xid counts come from the event set (the sampler fills the values). */
+    if (want & F(GS_F_XID))
+        gs_sample_mark(&g->s, GS_F_XID, d->events_on ? GS_ST_OK : GS_ST_NOT_SUPPORTED);
     gs_nvml_gpu_state(d, g);
     if (atomic_load(&d->lost)) {
         nvml_mark_all(&g->s, want, GS_ST_GPU_LOST);

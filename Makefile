@@ -33,29 +33,41 @@ endif
 PKGS := jansson
 PKGS_serve := libmicrohttpd
 PKGS_top := ncursesw
-ALL_PKGS := $(PKGS) $(PKGS_serve) $(PKGS_top)
+PKGS_record := sqlite3
+PKGS_watch := libcurl
+ALL_PKGS := $(PKGS) $(PKGS_serve) $(PKGS_top) $(PKGS_record) $(PKGS_watch)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(ALL_PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 LIBS_serve := $(shell $(PKG_CONFIG) --libs $(PKGS_serve) 2>/dev/null) -lcrypt
 LIBS_top := $(shell $(PKG_CONFIG) --libs $(PKGS_top) 2>/dev/null)
+LIBS_record := $(shell $(PKG_CONFIG) --libs $(PKGS_record) 2>/dev/null)
+LIBS_watch := $(shell $(PKG_CONFIG) --libs $(PKGS_watch) 2>/dev/null)
+MOD_LIBS_ALL := $(LIBS_serve) $(LIBS_top) $(LIBS_record) $(LIBS_watch)
 
 CPPFLAGS += -Isrc -D_GNU_SOURCE -DGS_PREFIX='"$(PREFIX)"'
 CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(WARN) $(SANFLAGS) -fPIC $(PKG_CFLAGS) $(CFLAGS)
 LDLIBS_ALL := $(PKG_LIBS) -ldl -lpthread -lm $(LDLIBS)
 # Tests, benchmarks and fuzzers link everything, modules included.
-LDLIBS_TEST := $(PKG_LIBS) $(LIBS_serve) $(LIBS_top) -ldl -lpthread -lm $(LDLIBS)
+LDLIBS_TEST := $(PKG_LIBS) $(MOD_LIBS_ALL) -ldl -lpthread -lm $(LDLIBS)
 
 # --- sources: every .c under src/ is part of the tool; main.c only of the binary.
-# Modules: src/serve/ + src/cmd/serve.c -> modules/serve.so, src/ui/ + src/cmd/top.c -> modules/top.so.
-MODULES := serve top
-MOD_SRC_serve := $(sort $(shell find src/serve -name '*.c' 2>/dev/null) src/cmd/serve.c)
-MOD_SRC_top := $(sort $(shell find src/ui -name '*.c' 2>/dev/null) src/cmd/top.c)
+# Modules (src/core/module.h says why): the commands that need a heavy library.
+#   serve.so  src/serve/ + src/cmd/serve.c                      libmicrohttpd
+#   top.so    src/ui/ + src/cmd/top.c                           ncursesw
+#   record.so src/record/ + src/cmd/{record,report,run,mark,baseline}.c   sqlite3
+#   watch.so  src/notify/ + src/cmd/watch.c                     libcurl
+MODULES := serve top record watch
+modsrc = $(sort $(shell find $(1) -name '*.c' 2>/dev/null) $(wildcard $(2)))
+MOD_SRC_serve := $(call modsrc,src/serve,src/cmd/serve.c)
+MOD_SRC_top := $(call modsrc,src/ui,src/cmd/top.c)
+MOD_SRC_record := $(call modsrc,src/record,$(addprefix src/cmd/,record.c report.c run.c mark.c baseline.c))
+MOD_SRC_watch := $(call modsrc,src/notify,src/cmd/watch.c)
 SRC := $(shell find src -name '*.c' | sort)
 OBJ := $(SRC:%.c=$(O)/obj/%.o)
 MOD_OBJ := $(foreach m,$(MODULES),$(MOD_SRC_$(m):%.c=$(O)/obj/%.o))
 CORE_OBJ := $(filter-out $(MOD_OBJ),$(OBJ))
 LIB_OBJ := $(filter-out $(O)/obj/src/main.o,$(OBJ))
-MOD_LIBS := $(MODULES:%=$(O)/modules/%.so)
+MOD_LIBS := $(foreach m,$(MODULES),$(if $(MOD_SRC_$(m)),$(O)/modules/$(m).so))
 
 # --- the NVML simulator: one shared library per driver profile (sim/profiles/*.map)
 SIM_SRC := $(shell find sim -name '*.c' | sort)
@@ -117,7 +129,7 @@ FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Isim -D
               -DGS_PREFIX='"$(PREFIX)"' $(PKG_CFLAGS)
 build-fuzz/%: fuzz/%.c $(filter-out src/main.c,$(SRC)) $(SIM_PARSER_SRC)
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) $(LIBS_serve) $(LIBS_top) -ldl -lpthread -lm
+	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) $(MOD_LIBS_ALL) -ldl -lpthread -lm
 fuzz: $(FUZZ_BIN)
 
 # --- what a person runs

@@ -7,8 +7,9 @@
 #   scripts/deps.sh --check  only say what is missing (exit 1 if anything is)
 set -euo pipefail
 
-BUILD_PKGS=(gcc make pkg-config libjansson-dev libmicrohttpd-dev libcrypt-dev libncurses-dev)
-TEST_PKGS=(libcmocka-dev clang python3 procps time prometheus curl tmux wrk openssl)
+BUILD_PKGS=(gcc make pkg-config libjansson-dev libmicrohttpd-dev libcrypt-dev libncurses-dev libsqlite3-dev
+    libcurl4-gnutls-dev)
+TEST_PKGS=(libcmocka-dev clang python3 procps time prometheus curl tmux wrk openssl sqlite3 chromium)
 
 missing=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }

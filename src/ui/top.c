@@ -262,6 +262,14 @@ static void start_curses(struct gs_ui *ui)
     }
     gs_theme_apply(ui);
     gs_ui_relayout(ui);
+    /* Frames are short: finish each one rather than polling stdin every few lines. */
+    typeahead(-1);
+    /* ncurses 6.2-6.4 flushes its output after every cursor movement until the
+     * screen has once been suspended and resumed (_endwin stays "initial"), so a
+     * frame went out as ~150 write()s. One endwin()+refresh() before the first
+     * frame leaves that state: a frame is then one or two write()s. */
+    endwin();
+    refresh();
 }
 
 static void stop_curses(void)

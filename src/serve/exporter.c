@@ -3,7 +3,7 @@
  * exporter.c - gs_serve_run(): the sampler thread and the generations it
  * publishes (see serve.h). Contents:
  *   1. generations: create, publish (pointer swap under a mutex), acquire, release
- *   2. one tick: sample, render text + OpenMetrics, publish
+ *   2. one tick: sample, count Xids, publish; renderings on first request
  *   3. the sampler thread (ticks on a monotonic deadline; stops at once)
  *   4. gs_serve_run: open, first tick, HTTP, wait for a signal, tear down
  */
@@ -35,7 +35,9 @@ struct gs_exporter {
     unsigned cur;
     bool have_good;               /* snaps[cur ^ 1] holds a good snapshot */
     struct gs_prom_self self;
-    size_t text_hint, om_hint;    /* last rendering sizes, to allocate once per tick */
+    struct gs_xid_tally xids;     /* Xid events per (GPU, code) since start (sampler thread only) */
+    pthread_mutex_t render_lock;  /* guards prom, podmap and the hints: renderers run in HTTP threads */
+    size_t text_hint, om_hint;    /* last rendering sizes, to allocate once per rendering */
     char last_err[384];           /* last logged sampler error, to log changes only */
     char hostname[256];
 
@@ -71,8 +73,9 @@ static void gen_free(struct gs_gen *g)
     free(g->text);
     free(g->om);
     free(g->json);
+    free(g->xids);
     gs_snapshot_release(&g->snap);
-    pthread_mutex_destroy(&g->json_lock);
+    pthread_mutex_destroy(&g->lock);
     free(g);
 }
 
@@ -101,9 +104,42 @@ static void ex_publish(struct gs_exporter *ex, struct gs_gen *g)
     gs_gen_release(old);
 }
 
+static int ex_render(struct gs_exporter *ex, struct gs_pbuf *b, size_t *hint,
+                     const struct gs_gen *g, enum gs_prom_format fmt)
+{
+    gs_pbuf_init(b);
+    gs_pbuf_grow(b, *hint + *hint / 8);
+    int rc = gs_prom_render(ex->prom, b, &g->snap, &g->self, fmt);
+    *hint = b->len;
+    return rc;
+}
+
+const char *gs_gen_metrics(struct gs_exporter *ex, struct gs_gen *g, enum gs_prom_format fmt, size_t *len)
+{
+    bool om = fmt == GS_PROM_OPENMETRICS;
+    char **out = om ? &g->om : &g->text;
+    size_t *out_len = om ? &g->om_len : &g->text_len;
+    pthread_mutex_lock(&g->lock);
+    if (!*out) {
+        struct gs_pbuf b;
+        pthread_mutex_lock(&ex->render_lock);
+        int rc = ex_render(ex, &b, om ? &ex->om_hint : &ex->text_hint, g, fmt);
+        pthread_mutex_unlock(&ex->render_lock);
+        if (rc == 0) {
+            *out = b.data;
+            *out_len = b.len;
+        } else {
+            gs_pbuf_release(&b);
+        }
+    }
+    pthread_mutex_unlock(&g->lock);
+    *len = *out_len;
+    return *out;
+}
+
 const char *gs_gen_json(struct gs_gen *g, size_t *len)
 {
-    pthread_mutex_lock(&g->json_lock);
+    pthread_mutex_lock(&g->lock);
     if (!g->json) {
         json_t *doc = gs_json_snapshot(&g->snap);
         if (doc) {
@@ -112,7 +148,7 @@ const char *gs_gen_json(struct gs_gen *g, size_t *len)
             json_decref(doc);
         }
     }
-    pthread_mutex_unlock(&g->json_lock);
+    pthread_mutex_unlock(&g->lock);
     *len = g->json_len;
     return g->json;
 }
@@ -177,7 +213,11 @@ static struct gs_snapshot *ex_sample(struct gs_exporter *ex)
     struct gs_err err = { 0 };
     struct gs_snapshot *cur = &ex->snaps[ex->cur];
     uint64_t t0 = ex_mono_ns();
+    cur->nevents = 0; /* a failed snapshot must not recount an older tick's events */
+    cur->events_dropped = 0;
     int rc = gs_sampler_snapshot(ex->sampler, cur, &err);
+    gs_xid_tally_add(&ex->xids, cur);
+    ex->self.events_dropped_total = ex->xids.dropped;
 
     ex->self.sample_duration_s = (double)(ex_mono_ns() - t0) / 1e9;
     ex->self.samples_total++;
@@ -203,42 +243,35 @@ static struct gs_snapshot *ex_sample(struct gs_exporter *ex)
     return cur;
 }
 
-static int ex_render(struct gs_exporter *ex, struct gs_pbuf *b, size_t *hint,
-                     const struct gs_snapshot *snap, enum gs_prom_format fmt)
-{
-    gs_pbuf_init(b);
-    gs_pbuf_grow(b, *hint + *hint / 8);
-    int rc = gs_prom_render(ex->prom, b, snap, &ex->self, fmt);
-    *hint = b->len;
-    return rc;
-}
-
+/* Publish the snapshot as a new generation; rendering waits for the first request. */
 static int ex_tick(struct gs_exporter *ex)
 {
     struct gs_snapshot *snap = ex_sample(ex);
-    struct gs_pbuf text, om;
     struct gs_gen *g = calloc(1, sizeof(*g));
 
-    if (ex->podmap)
+    if (ex->podmap) {
+        pthread_mutex_lock(&ex->render_lock);
         gs_podmap_tick(ex->podmap, ex_mono_ns());
-    int rc = ex_render(ex, &text, &ex->text_hint, snap, GS_PROM_TEXT);
-    if (rc == 0)
-        rc = ex_render(ex, &om, &ex->om_hint, snap, GS_PROM_OPENMETRICS);
-    else
-        gs_pbuf_init(&om);
-    if (!g || rc < 0 || gs_snapshot_copy(&g->snap, snap) < 0) {
-        gs_pbuf_release(&text);
-        gs_pbuf_release(&om);
+        pthread_mutex_unlock(&ex->render_lock);
+    }
+    if (g && ex->xids.n && !(g->xids = malloc(ex->xids.n * sizeof(*g->xids)))) {
         free(g);
-        fprintf(stderr, "gpuscope serve: out of memory rendering metrics; keeping the previous ones\n");
+        g = NULL;
+    }
+    if (!g || gs_snapshot_copy(&g->snap, snap) < 0) {
+        if (g)
+            free(g->xids);
+        free(g);
+        fprintf(stderr, "gpuscope serve: out of memory publishing a sample; keeping the previous one\n");
         return -GS_E_NOMEM;
     }
+    if (ex->xids.n)
+        memcpy(g->xids, ex->xids.v, ex->xids.n * sizeof(*g->xids));
     atomic_init(&g->refs, 1);
-    pthread_mutex_init(&g->json_lock, NULL);
-    g->text = text.data;
-    g->text_len = text.len;
-    g->om = om.data;
-    g->om_len = om.len;
+    pthread_mutex_init(&g->lock, NULL);
+    g->self = ex->self;
+    g->self.xids = g->xids;
+    g->self.nxids = ex->xids.n;
     g->good_unix_s = ex->self.last_sample_unix_s;
     ex_publish(ex, g);
     return 0;
@@ -315,8 +348,10 @@ static void ex_close(struct gs_exporter *ex)
     gs_podmap_free(ex->podmap);
     gs_snapshot_release(&ex->snaps[0]);
     gs_snapshot_release(&ex->snaps[1]);
+    gs_xid_tally_free(&ex->xids);
     if (ex->sampler)
         gs_sampler_close(ex->sampler);
+    pthread_mutex_destroy(&ex->render_lock);
     pthread_mutex_destroy(&ex->pub_lock);
     pthread_mutex_destroy(&ex->stop_lock);
     pthread_cond_destroy(&ex->stop_cond);
@@ -329,6 +364,8 @@ static void ex_init(struct gs_exporter *ex, const struct gs_serve_opts *o)
     ex->o = *o;
     gs_snapshot_init(&ex->snaps[0]);
     gs_snapshot_init(&ex->snaps[1]);
+    gs_xid_tally_init(&ex->xids);
+    pthread_mutex_init(&ex->render_lock, NULL);
     pthread_mutex_init(&ex->pub_lock, NULL);
     pthread_mutex_init(&ex->stop_lock, NULL);
     pthread_condattr_init(&ca);

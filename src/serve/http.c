@@ -4,8 +4,9 @@
  * /health, /api/v1/snapshot), content negotiation, basic auth, TLS, and the
  * limits that keep slow or idle clients from starving Prometheus (connection
  * limit, idle timeout, small per-connection memory). A /metrics response is
- * the latest generation's bytes sent from an iovec that holds a reference to
- * it, plus a small per-scrape age line: no copy, no wait on the sampler.
+ * the latest generation's rendering (made by the first request after a tick)
+ * sent from an iovec that holds a reference to it, plus a small per-scrape age
+ * line: no copy, no wait on the sampler.
  */
 #include "serve/serve.h"
 
@@ -87,12 +88,18 @@ static enum MHD_Result http_metrics(struct gs_http *h, struct MHD_Connection *c)
     if (!s)
         return MHD_NO;
     s->gen = gs_exporter_acquire(h->ex);
+    size_t blen = 0;
+    const char *body = gs_gen_metrics(h->ex, s->gen, fmt, &blen);
+    if (!body) {
+        http_scrape_free(s);
+        return http_static(c, MHD_HTTP_INTERNAL_SERVER_ERROR, "out of memory rendering metrics\n",
+                           "text/plain; charset=utf-8");
+    }
     double since = s->gen->good_unix_s > 0 ? s->gen->good_unix_s : gs_exporter_start_unix(h->ex);
     double age = http_unix_s() - since;
     int alen = gs_prom_format_age(s->age, sizeof(s->age), age < 0 ? 0 : age, fmt);
     struct MHD_IoVec iov[3] = {
-        { fmt == GS_PROM_TEXT ? s->gen->text : s->gen->om,
-          fmt == GS_PROM_TEXT ? s->gen->text_len : s->gen->om_len },
+        { body, blen },
         { s->age, (size_t)alen },
         { GS_PROM_EOF, strlen(GS_PROM_EOF) },
     };

@@ -37,6 +37,29 @@ struct gs_prom_opts {
     struct gs_podmap *podmap;    /* pod UID -> namespace/name, container id -> name; NULL: none */
 };
 
+/* Xid events on one GPU with one code, accumulated by the exporter (serve/xid.c). */
+struct gs_prom_xid {
+    uint32_t gpu;   /* the GPU's index (gs_static.index) */
+    uint32_t xid;   /* Xid code */
+    uint64_t count; /* events since the exporter started */
+    uint64_t seq;   /* order of its latest event among all (higher = later) */
+};
+
+/* The exporter's Xid tally: entries sorted by (gpu, xid). Single-threaded. */
+struct gs_xid_tally {
+    struct gs_prom_xid *v;
+    uint32_t n, cap;
+    uint64_t seq;     /* events counted so far */
+    uint64_t dropped; /* events lost (the snapshot's list overflowed, or out of memory) */
+};
+
+void gs_xid_tally_init(struct gs_xid_tally *t);
+void gs_xid_tally_free(struct gs_xid_tally *t);
+/* Count snap's Xid events. Returns 0, or -GS_E_NOMEM (those events count as dropped). */
+int gs_xid_tally_add(struct gs_xid_tally *t, const struct gs_snapshot *snap);
+/* A short description of an Xid code (err_msg label); never NULL. */
+const char *gs_xid_text(uint32_t xid);
+
 /* The exporter's own facts, rendered after the snapshot's families. */
 struct gs_prom_self {
     double sample_duration_s;     /* how long the latest tick took */
@@ -44,6 +67,9 @@ struct gs_prom_self {
     uint64_t sample_errors_total; /* ticks where the sampler reported an error (GPU lost, NVML failing) */
     bool backend_up;              /* the latest tick read at least one GPU */
     double last_sample_unix_s;    /* wall-clock time of the latest tick that read a GPU, 0: never */
+    const struct gs_prom_xid *xids; /* Xid tally, sorted by (gpu, xid); may be NULL */
+    uint32_t nxids;
+    uint64_t events_dropped_total; /* driver events that could not be counted */
 };
 
 struct gs_prom;

@@ -242,6 +242,8 @@ static const struct {
 struct prom_gpu_labels {
     struct gs_pbuf dcgm; /* gpu="0",UUID=...,DCGM_FI_DRIVER_VERSION="..."[,container,namespace,pod] */
     struct gs_pbuf own;  /* gpu="0",uuid="..." */
+    size_t dcgm_base;    /* length of dcgm before the pod labels */
+    const char *ns, *pod, *container; /* the GPU's pod labels (podmap strings), or NULL */
 };
 
 struct gs_prom {
@@ -438,11 +440,16 @@ static void prom_gpu_labels(struct gs_prom *r, const struct gs_snapshot *snap, c
         prom_label(&l->dcgm, r->o.hostname_label, r->o.hostname ? r->o.hostname : "");
     if (snap->sys.driver_version[0])
         prom_label(&l->dcgm, "DCGM_FI_DRIVER_VERSION", snap->sys.driver_version);
+    l->dcgm_base = l->dcgm.len;
+    l->ns = l->pod = l->container = NULL;
     if (prom_gpu_pod(r, g, &pod)) {
         if (pod.container)
             prom_label(&l->dcgm, "container", pod.container);
         prom_label(&l->dcgm, "namespace", pod.ns);
         prom_label(&l->dcgm, "pod", pod.pod);
+        l->ns = pod.ns;
+        l->pod = pod.pod;
+        l->container = pod.container;
     }
     prom_label_u(&l->own, "gpu", g->st.index);
     prom_label(&l->own, "uuid", g->st.uuid);
@@ -567,6 +574,82 @@ static void prom_tables(struct gs_prom *r, const struct gs_snapshot *snap)
         prom_table_family(r, snap, &own_sample[i], false);
     for (size_t i = 0; i < NELEM(own_static); i++)
         prom_table_family(r, snap, &own_static[i], true);
+}
+
+/* The latest Xid on GPU index gpu in the tally (0 if none). */
+static uint32_t prom_xid_last(const struct gs_prom_self *self, uint32_t gpu)
+{
+    uint64_t seq = 0;
+    uint32_t xid = 0;
+    for (uint32_t k = 0; k < self->nxids; k++)
+        if (self->xids[k].gpu == gpu && self->xids[k].seq > seq) {
+            seq = self->xids[k].seq;
+            xid = self->xids[k].xid;
+        }
+    return xid;
+}
+
+/* DCGM's label order: base labels, then attributes sorted by name:
+ * container, err_code, err_msg, namespace, pod. */
+static void prom_xid_labels(struct gs_pbuf *b, const struct prom_gpu_labels *l, uint32_t xid)
+{
+    char code[16];
+    gs_pbuf_reset(b);
+    gs_pbuf_add(b, l->dcgm.data ? l->dcgm.data : "", l->dcgm_base);
+    if (l->container)
+        prom_label(b, "container", l->container);
+    snprintf(code, sizeof(code), "%u", xid);
+    prom_label(b, "err_code", code);
+    prom_label(b, "err_msg", gs_xid_text(xid));
+    if (l->pod) {
+        prom_label(b, "namespace", l->ns);
+        prom_label(b, "pod", l->pod);
+    }
+}
+
+/* DCGM_FI_DEV_XID_ERRORS: the last Xid per GPU (0 before the first), as dcgm-exporter's gauge,
+ * on every GPU whose events are watched, and on a lost GPU that had one. */
+static void prom_xid_gauge(struct gs_prom *r, const struct gs_snapshot *snap, const struct gs_prom_self *self)
+{
+    static const struct prom_fam f = { "DCGM_FI_DEV_XID_ERRORS", "Value of the last XID error encountered.",
+                                       PT_GAUGE, true, NULL };
+    bool started = false;
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        const struct gs_gpu *g = &snap->gpus[i];
+        uint32_t last = prom_xid_last(self, g->st.index);
+        bool watched = g->state == GS_GPU_OK && gs_sample_has(&g->s, GS_F_XID);
+        if (watched && g->s.xid_count)
+            last = g->s.xid_last; /* the sampler's tally sees every event, even dropped ones */
+        if (!watched && !last)
+            continue;
+        if (!started)
+            prom_header(r, &f);
+        started = true;
+        prom_xid_labels(&r->tmp, &r->gl[i], last);
+        prom_sample(r, f.name, &r->tmp, NULL, last, PF_INT);
+    }
+}
+
+/* gpuscope_xid_errors_total{gpu,uuid,xid}: a counter per Xid code per GPU. */
+static void prom_xid_counters(struct gs_prom *r, const struct gs_snapshot *snap, const struct gs_prom_self *self)
+{
+    static const struct prom_fam f = { "gpuscope_xid_errors_total",
+                                       "Xid events the driver reported since the exporter started, by Xid code.",
+                                       PT_COUNTER, false, NULL };
+    bool started = false;
+    char extra[32];
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        for (uint32_t k = 0; k < self->nxids; k++) {
+            const struct gs_prom_xid *x = &self->xids[k];
+            if (x->gpu != snap->gpus[i].st.index)
+                continue;
+            if (!started)
+                prom_header(r, &f);
+            started = true;
+            snprintf(extra, sizeof(extra), "xid=\"%u\"", x->xid);
+            prom_sample(r, f.name, &r->gl[i].own, extra, (double)x->count, PF_INT);
+        }
+    }
 }
 
 static void prom_throttle(struct gs_prom *r, const struct gs_snapshot *snap)
@@ -769,9 +852,13 @@ static void prom_self(struct gs_prom *r, const struct gs_prom_self *self)
           "Samples in which some GPU or the whole backend failed.", PT_COUNTER, false, NULL },
         { "gpuscope_exporter_last_sample_timestamp_seconds",
           "Unix time of the latest sample that read a GPU.", PT_GAUGE, false, "seconds" },
+        { "gpuscope_exporter_events_dropped_total",
+          "Driver events (Xid) that arrived faster than the exporter could count them.", PT_COUNTER, false,
+          NULL },
     };
     const double v[] = { 1, self->backend_up, self->sample_duration_s, (double)self->samples_total,
-                         (double)self->sample_errors_total, self->last_sample_unix_s };
+                         (double)self->sample_errors_total, self->last_sample_unix_s,
+                         (double)self->events_dropped_total };
     for (size_t i = 0; i < NELEM(fams); i++) {
         prom_header(r, &fams[i]);
         if (i == 0)
@@ -792,6 +879,8 @@ int gs_prom_render(struct gs_prom *r, struct gs_pbuf *out, const struct gs_snaps
     r->out = out;
     r->fmt = fmt;
     prom_tables(r, snap);
+    prom_xid_gauge(r, snap, self);
+    prom_xid_counters(r, snap, self);
     prom_throttle(r, snap);
     prom_fans(r, snap);
     prom_gpu_health(r, snap);

@@ -17,6 +17,7 @@
 
 #include "core/err.h"
 #include "core/model.h"
+#include "serve/prom.h"
 
 struct gs_serve_opts {
     const char *listen;          /* "[host]:port"; ":9400" = every address */
@@ -45,17 +46,22 @@ int gs_serve_run(const struct gs_serve_opts *o, struct gs_err *err);
 
 /* ---- internal: between the sampler thread (serve.c) and HTTP (http.c) ---- */
 
-/* One tick's renderings; immutable once published. */
+/* One tick's facts; immutable once published except for the renderings, which
+ * are made on the first request for each format after the tick (so an idle
+ * exporter renders nothing, and a Prometheus that asks for OpenMetrics never
+ * pays for text) and then kept. */
 struct gs_gen {
     atomic_uint refs;
-    char *text;                  /* Prometheus text 0.0.4, complete */
-    size_t text_len;
-    char *om;                    /* OpenMetrics without "# EOF" */
-    size_t om_len;
-    struct gs_snapshot snap;     /* for /api/v1/snapshot */
+    struct gs_snapshot snap;     /* what the renderings show */
+    struct gs_prom_self self;    /* exporter facts; self.xids points at xids */
+    struct gs_prom_xid *xids;    /* copy of the Xid tally at this tick (owned) */
     double good_unix_s;          /* wall time of the latest sample that read a GPU, 0: none yet */
-    pthread_mutex_t json_lock;   /* guards json, rendered on first request */
-    char *json;
+    pthread_mutex_t lock;        /* guards the renderings below */
+    char *text;                  /* Prometheus text 0.0.4, complete; NULL until asked for */
+    size_t text_len;
+    char *om;                    /* OpenMetrics without "# EOF"; NULL until asked for */
+    size_t om_len;
+    char *json;                  /* /api/v1/snapshot; NULL until asked for */
     size_t json_len;
 };
 
@@ -63,6 +69,8 @@ struct gs_exporter;
 /* A reference to the latest generation (never NULL once serving). */
 struct gs_gen *gs_exporter_acquire(struct gs_exporter *ex);
 void gs_gen_release(struct gs_gen *g);
+/* The exposition of a generation in fmt (rendered once, kept); NULL on OOM. */
+const char *gs_gen_metrics(struct gs_exporter *ex, struct gs_gen *g, enum gs_prom_format fmt, size_t *len);
 /* The JSON document of a generation (rendered once, kept); NULL on OOM. */
 const char *gs_gen_json(struct gs_gen *g, size_t *len);
 /* Seconds since the sampler thread last completed a tick (monotonic). */

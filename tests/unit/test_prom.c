@@ -381,6 +381,111 @@ static void test_render_pods(void **state)
     rm_pod_tree(root);
 }
 
+/* ---- Xid events ---------------------------------------------------------------------------- */
+
+static void add_event(struct gs_snapshot *snap, uint32_t gpu, uint32_t kind, uint64_t data)
+{
+    assert_true(snap->nevents < GS_MAX_EVENTS);
+    snap->events[snap->nevents++] = (struct gs_event){ .time_ms = 1700000000000, .gpu = gpu, .kind = kind,
+                                                       .data = data };
+}
+
+static void test_xid_tally(void **state)
+{
+    struct gs_xid_tally t;
+    struct gs_snapshot snap;
+    (void)state;
+    gs_xid_tally_init(&t);
+    gs_snapshot_init(&snap);
+    add_event(&snap, 1, GS_EV_XID, 79);
+    add_event(&snap, 0, GS_EV_XID, 13);
+    add_event(&snap, 0, GS_EV_ECC_DBE, 0); /* not an Xid: not counted */
+    add_event(&snap, 0, GS_EV_XID, 13);
+    snap.events_dropped = 2;
+    assert_int_equal(gs_xid_tally_add(&t, &snap), 0);
+    snap.nevents = 0;
+    snap.events_dropped = 0;
+    add_event(&snap, 0, GS_EV_XID, 48);
+    assert_int_equal(gs_xid_tally_add(&t, &snap), 0);
+    /* sorted by (gpu, xid), counted, latest event last in seq */
+    assert_int_equal(t.n, 3);
+    assert_int_equal(t.v[0].gpu, 0);
+    assert_int_equal(t.v[0].xid, 13);
+    assert_int_equal(t.v[0].count, 2);
+    assert_int_equal(t.v[1].xid, 48);
+    assert_int_equal(t.v[1].count, 1);
+    assert_int_equal(t.v[2].gpu, 1);
+    assert_int_equal(t.v[2].xid, 79);
+    assert_true(t.v[1].seq > t.v[0].seq);
+    assert_int_equal(t.dropped, 2);
+    assert_string_equal(gs_xid_text(79), "GPU has fallen off the bus");
+    assert_string_equal(gs_xid_text(0), "No Error");
+    assert_non_null(gs_xid_text(12345));
+    gs_xid_tally_free(&t);
+}
+
+/* DCGM_FI_DEV_XID_ERRORS: the last code per GPU with err_code/err_msg in DCGM's label order
+ * (between container and namespace), 0 "No Error" on a watched GPU without events, the tally's
+ * last code on a lost GPU; gpuscope_xid_errors_total per code. */
+static void test_render_xid(void **state)
+{
+    struct gs_snapshot snap;
+    struct gs_xid_tally t;
+    (void)state;
+    char *root = make_pod_tree();
+    struct gs_podmap *pm = gs_podmap_new(root);
+    struct gs_prom_opts o = { .hostname_label = "Hostname", .hostname = "node1", .podmap = pm };
+    gs_podmap_tick(pm, 1);
+    make_snap(&snap, true);
+    gs_sample_mark(&snap.gpus[0].s, GS_F_XID, GS_ST_OK);
+    gs_xid_tally_init(&t);
+    add_event(&snap, 1, GS_EV_XID, 79);
+    add_event(&snap, 0, GS_EV_XID, 13);
+    add_event(&snap, 0, GS_EV_XID, 13);
+    assert_int_equal(gs_xid_tally_add(&t, &snap), 0);
+    snap.gpus[0].s.xid_count = 2;
+    snap.gpus[0].s.xid_last = 13;
+
+    struct gs_prom *r = gs_prom_new(&o);
+    struct gs_prom_self self = { .xids = t.v, .nxids = t.n, .events_dropped_total = 3 };
+    struct gs_pbuf b;
+    gs_pbuf_init(&b);
+    assert_int_equal(gs_prom_render(r, &b, &snap, &self, GS_PROM_TEXT), 0);
+    const char *m = b.data;
+    assert_non_null(strstr(m, "# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.\n"
+                              "# TYPE DCGM_FI_DEV_XID_ERRORS gauge\n"));
+    assert_non_null(strstr(m, "DCGM_FI_DEV_XID_ERRORS{" DCGM_L0 ",container=\"pytorch\",err_code=\"13\","
+                              "err_msg=\"Graphics engine exception\",namespace=\"ml-team\",pod=\"trainer-0\"} 13\n"));
+    assert_non_null(strstr(m, "DCGM_FI_DEV_XID_ERRORS{gpu=\"1\","));
+    assert_non_null(strstr(m, "err_code=\"79\",err_msg=\"GPU has fallen off the bus\"} 79\n"));
+    assert_non_null(strstr(m, "# TYPE gpuscope_xid_errors_total counter\n"));
+    assert_non_null(strstr(m, "gpuscope_xid_errors_total{" OWN_L0 ",xid=\"13\"} 2\n"));
+    assert_non_null(strstr(m, "gpuscope_xid_errors_total{" OWN_L1 ",xid=\"79\"} 1\n"));
+    assert_non_null(strstr(m, "gpuscope_exporter_events_dropped_total 3\n"));
+
+    /* no events yet: 0 / "No Error" on the watched GPU, nothing on the lost one, no counters */
+    struct gs_prom_self none = { 0 };
+    snap.gpus[0].s.xid_count = 0;
+    snap.gpus[0].s.xid_last = 0;
+    gs_pbuf_reset(&b);
+    assert_int_equal(gs_prom_render(r, &b, &snap, &none, GS_PROM_TEXT), 0);
+    assert_non_null(strstr(b.data, ",err_code=\"0\",err_msg=\"No Error\",namespace=\"ml-team\",pod=\"trainer-0\"} 0\n"));
+    assert_int_equal(count(b.data, "DCGM_FI_DEV_XID_ERRORS{"), 1);
+    assert_null(strstr(b.data, "gpuscope_xid_errors_total"));
+
+    /* OpenMetrics: a counter family without _total, samples with it */
+    gs_pbuf_reset(&b);
+    assert_int_equal(gs_prom_render(r, &b, &snap, &self, GS_PROM_OPENMETRICS), 0);
+    assert_non_null(strstr(b.data, "# TYPE gpuscope_xid_errors counter\n"));
+    assert_non_null(strstr(b.data, "gpuscope_xid_errors_total{" OWN_L1 ",xid=\"79\"} 1\n"));
+    gs_pbuf_release(&b);
+    gs_prom_free(r);
+    gs_xid_tally_free(&t);
+    gs_snapshot_release(&snap);
+    gs_podmap_free(pm);
+    rm_pod_tree(root);
+}
+
 /* ---- web config ---------------------------------------------------------------------------- */
 
 static int parse(const char *text, struct gs_webcfg **c, struct gs_err *err)
@@ -514,7 +619,8 @@ int main(void)
         cmocka_unit_test(test_podmap),          cmocka_unit_test(test_render_pods),
         cmocka_unit_test(test_webcfg_ok),       cmocka_unit_test(test_webcfg_errors),
         cmocka_unit_test(test_webcfg_load_errors), cmocka_unit_test(test_bcrypt),
-        cmocka_unit_test(test_listen),
+        cmocka_unit_test(test_listen),          cmocka_unit_test(test_xid_tally),
+        cmocka_unit_test(test_render_xid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

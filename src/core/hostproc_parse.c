@@ -1,0 +1,324 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * hostproc_parse.c - the text parsers of the host-facts module (see
+ * hostproc_priv.h): /proc/PID/stat, statm, cgroup (v1 and v2: docker,
+ * containerd, cri-o, podman paths and Kubernetes pod UIDs), status (Uid),
+ * cmdline, and the boot time in /proc/stat. No I/O except gs_hp_read_btime's
+ * read loop; every parser takes a length and never reads past it (fuzzed:
+ * fuzz/fuzz_proc_stat.c, fuzz/fuzz_cgroup.c).
+ */
+#include "core/hostproc_priv.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Unsigned decimal in [s, end) up to the first non-digit; at least one digit. */
+const char *gs_hp_parse_u64(const char *s, const char *end, uint64_t *out)
+{
+    uint64_t v = 0;
+    const char *start = s;
+
+    for (; s < end && *s >= '0' && *s <= '9'; s++) {
+        unsigned d = (unsigned)(*s - '0');
+        if (v > (UINT64_MAX - d) / 10)
+            return NULL;
+        v = v * 10 + d;
+    }
+    if (s == start)
+        return NULL;
+    *out = v;
+    return s;
+}
+
+/* Copy a string into a fixed field, truncating (the fields are display text). */
+void gs_hp_copy_str(char *dst, size_t cap, const char *src)
+{
+    size_t n = strnlen(src, cap - 1);
+
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+/* Terminal safety: a process chooses its own comm and argv, so control bytes
+ * (escape sequences) must not reach a terminal through our output. */
+void gs_hp_sanitize(char *s)
+{
+    for (; *s; s++)
+        if ((unsigned char)*s < 0x20 || *s == 0x7f)
+            *s = '?';
+}
+
+
+/* Advance past one space-separated field; NULL when the input ends first. */
+static const char *hp_skip_field(const char *s, const char *end)
+{
+    while (s < end && *s == ' ')
+        s++;
+    if (s == end || *s == '\n')
+        return NULL;
+    while (s < end && *s != ' ' && *s != '\n')
+        s++;
+    return s;
+}
+
+static const char *hp_field_u64(const char *s, const char *end, uint64_t *out)
+{
+    while (s < end && *s == ' ')
+        s++;
+    s = gs_hp_parse_u64(s, end, out);
+    if (s && s < end && *s != ' ' && *s != '\n')
+        return NULL;
+    return s;
+}
+
+/* Fields after "(comm)", numbered as in proc(5): 3 state ... 24 rss. */
+static int hp_parse_stat_tail(const char *s, const char *end, struct gs_proc_stat *out)
+{
+    uint64_t ppid, pgid, utime, stime;
+
+    if (end - s < 3 || s[0] != ' ' || s[2] != ' ')
+        return -1;
+    out->state = s[1];
+    s += 2;
+    if (!(s = hp_field_u64(s, end, &ppid)) || !(s = hp_field_u64(s, end, &pgid)))
+        return -1;
+    for (int f = 6; f <= 13 && s; f++) /* session .. cmajflt */
+        s = hp_skip_field(s, end);
+    if (!s || !(s = hp_field_u64(s, end, &utime)) || !(s = hp_field_u64(s, end, &stime)))
+        return -1;
+    for (int f = 16; f <= 21 && s; f++) /* cutime .. itrealvalue (some signed) */
+        s = hp_skip_field(s, end);
+    if (!s || !(s = hp_field_u64(s, end, &out->start_ticks)))
+        return -1;
+    if (!(s = hp_skip_field(s, end)) || !hp_field_u64(s, end, &out->rss_pages)) /* vsize, rss */
+        return -1;
+    if (ppid > UINT32_MAX || pgid > UINT32_MAX || utime > UINT64_MAX - stime)
+        return -1;
+    out->ppid = (uint32_t)ppid;
+    out->pgid = (uint32_t)pgid;
+    out->cpu_ticks = utime + stime;
+    return 0;
+}
+
+/* comm may hold spaces and parentheses: it runs from the first '(' to the LAST ')'. */
+int gs_hostproc_parse_stat(const char *buf, size_t len, struct gs_proc_stat *out)
+{
+    const char *end = buf + len;
+    const char *open, *close_paren;
+    size_t n;
+
+    memset(out, 0, sizeof(*out));
+    open = memchr(buf, '(', len);
+    close_paren = memrchr(buf, ')', len);
+    if (!open || !close_paren || close_paren < open)
+        return -1;
+    n = (size_t)(close_paren - open - 1);
+    if (n > sizeof(out->comm) - 1)
+        n = sizeof(out->comm) - 1;
+    memcpy(out->comm, open + 1, n);
+    out->comm[n] = '\0';
+    if (hp_parse_stat_tail(close_paren + 1, end, out) < 0) {
+        memset(out, 0, sizeof(*out));
+        return -1;
+    }
+    return 0;
+}
+
+static bool hp_is_hex64(const char *s, size_t len)
+{
+    if (len != 64)
+        return false;
+    for (size_t i = 0; i < len; i++)
+        if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+            return false;
+    return true;
+}
+
+/* One path segment: "<prefix><64hex>[.scope]" or a bare 64-hex id. */
+static bool hp_cgroup_container(const char *seg, size_t len, const char *parent, size_t plen,
+                                struct gs_proc *p)
+{
+    static const struct { const char *prefix, *runtime; } kinds[] = {
+        { "docker-", "docker" },   { "cri-containerd-", "containerd" }, { "crio-", "cri-o" },
+        { "libpod-", "podman" },   { "nerdctl-", "containerd" },
+    };
+    const char *runtime = NULL;
+
+    if (len > 6 && !memcmp(seg + len - 6, ".scope", 6))
+        len -= 6;
+    for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]) && !runtime; i++) {
+        size_t pl = strlen(kinds[i].prefix);
+        if (len > pl && !memcmp(seg, kinds[i].prefix, pl) && hp_is_hex64(seg + pl, len - pl)) {
+            runtime = kinds[i].runtime;
+            seg += pl;
+            len -= pl;
+        }
+    }
+    if (!runtime && hp_is_hex64(seg, len)) /* cgroupfs layouts: the parent may name it */
+        runtime = (plen == 6 && !memcmp(parent, "docker", 6)) ? "docker" : "";
+    if (!runtime)
+        return false;
+    memcpy(p->container_id, seg, 64);
+    p->container_id[64] = '\0';
+    gs_hp_copy_str(p->container_runtime, sizeof(p->container_runtime), runtime);
+    return true;
+}
+
+/* "pod<uid>" anywhere in the path (dcgm-exporter's rule: not anchored at
+ * /kubepods, since custom cgroup roots nest it), '_' -> '-'. */
+static bool hp_cgroup_pod(const char *path, size_t len, struct gs_proc *p)
+{
+    for (const char *s = path; (s = memmem(s, (size_t)(path + len - s), "pod", 3)); s += 3) {
+        const char *u = s + 3, *e = u;
+        while (e < path + len && ((*e >= '0' && *e <= '9') || (*e >= 'a' && *e <= 'f') ||
+                                  *e == '-' || *e == '_'))
+            e++;
+        size_t n = (size_t)(e - u);
+        if (n < 32 || n > 36)
+            continue;
+        for (size_t i = 0; i < n; i++)
+            p->pod_uid[i] = u[i] == '_' ? '-' : u[i];
+        p->pod_uid[n] = '\0';
+        return true;
+    }
+    return false;
+}
+
+/* The path of one "hierarchy-id:controllers:path" line: innermost container wins. */
+static void hp_cgroup_path(const char *path, size_t len, struct gs_proc *p, bool *have_ctr,
+                           bool *have_pod)
+{
+    const char *end = path + len, *parent = "";
+    size_t plen = 0;
+
+    if (!*have_pod)
+        *have_pod = hp_cgroup_pod(path, len, p);
+    if (*have_ctr)
+        return;
+    for (const char *s = path; s < end;) {
+        const char *slash = memchr(s, '/', (size_t)(end - s));
+        const char *e = slash ? slash : end;
+        if (hp_cgroup_container(s, (size_t)(e - s), parent, plen, p))
+            *have_ctr = true; /* keep going: a nested one (kind, dind) is more specific */
+        parent = s;
+        plen = (size_t)(e - s);
+        s = e + 1;
+    }
+}
+
+/* Valid bits are set when the file parsed: "" then means "not in a container/pod". */
+int gs_hostproc_parse_cgroup(const char *buf, size_t len, struct gs_proc *p)
+{
+    const char *end = buf + len;
+    bool have_ctr = false, have_pod = false, any_line = false;
+
+    p->container_id[0] = p->container_runtime[0] = p->pod_uid[0] = '\0';
+    p->valid &= ~((1u << GS_P_CONTAINER) | (1u << GS_P_POD));
+    for (const char *line = buf; line < end;) {
+        const char *nl = memchr(line, '\n', (size_t)(end - line));
+        const char *e = nl ? nl : end;
+        const char *c1 = memchr(line, ':', (size_t)(e - line));
+        const char *c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
+        if (c2 && c2 + 1 < e && c2[1] == '/') {
+            any_line = true;
+            hp_cgroup_path(c2 + 1, (size_t)(e - c2 - 1), p, &have_ctr, &have_pod);
+        }
+        line = e + 1;
+    }
+    if (!any_line)
+        return -1;
+    gs_proc_set(p, GS_P_CONTAINER);
+    gs_proc_set(p, GS_P_POD);
+    return 0;
+}
+
+/* The real uid from /proc/PID/status ("Uid:\treal\teffective\tsaved\tfs"), as
+ * gpustat and nvitop (psutil) report it. */
+int gs_hp_parse_status_uid(const char *buf, size_t len, uint32_t *uid)
+{
+    const char *end = buf + len;
+    const char *s = memmem(buf, len, "\nUid:", 5);
+    uint64_t v;
+
+    if (!s)
+        return -1;
+    for (s += 5; s < end && (*s == '\t' || *s == ' '); s++)
+        ;
+    if (!gs_hp_parse_u64(s, end, &v) || v > UINT32_MAX)
+        return -1;
+    *uid = (uint32_t)v;
+    return 0;
+}
+
+/* Consume the complete lines in buf[0..*have): 0 once "btime N" is found. A
+ * line longer than the buffer (intr on big machines) is dropped up to its newline. */
+static int hp_btime_lines(char *buf, size_t cap, size_t *have, bool *skipping, int64_t *out)
+{
+    char *line = buf, *nl;
+    size_t rest;
+
+    while ((nl = memchr(line, '\n', *have - (size_t)(line - buf)))) {
+        uint64_t v;
+        if (!*skipping && !strncmp(line, "btime ", 6) && gs_hp_parse_u64(line + 6, nl, &v) &&
+            v <= INT64_MAX) {
+            *out = (int64_t)v;
+            return 0;
+        }
+        *skipping = false;
+        line = nl + 1;
+    }
+    rest = *have - (size_t)(line - buf);
+    if (rest >= cap - 1) {
+        *skipping = true;
+        rest = 0;
+    }
+    memmove(buf, line, rest);
+    *have = rest;
+    return -1;
+}
+
+/* Boot time from <root>/stat, read once per handle through fd (closed by the caller). */
+int gs_hp_read_btime(int fd, int64_t *out)
+{
+    char buf[4096];
+    size_t have = 0;
+    bool skipping = false, eof = false;
+    int rc = -1;
+
+    while (rc < 0 && !eof) {
+        /* have < sizeof(buf) - 1 here: hp_btime_lines leaves room. */
+        ssize_t n = read(fd, buf + have, sizeof(buf) - 1 - have);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0) {
+            eof = true;
+            buf[have++] = '\n'; /* a last line without its newline */
+        } else {
+            have += (size_t)n;
+        }
+        rc = hp_btime_lines(buf, sizeof(buf), &have, &skipping, out);
+    }
+    return rc;
+}
+
+/* RSS from PID/statm ("size resident shared ..." in pages). */
+int gs_hp_parse_statm_rss(const char *buf, size_t len, uint64_t *pages)
+{
+    const char *end = buf + len, *s = hp_skip_field(buf, end);
+
+    return s && hp_field_u64(s, end, pages) ? 0 : -1;
+}
+
+void gs_hp_set_cmdline(struct gs_proc *h, char *buf, size_t n)
+{
+    while (n > 0 && (buf[n - 1] == '\0' || buf[n - 1] == ' '))
+        n--;
+    for (size_t i = 0; i < n; i++)
+        if (buf[i] == '\0')
+            buf[i] = ' ';
+    buf[n] = '\0';
+    gs_hp_sanitize(buf);
+    gs_hp_copy_str(h->cmdline, sizeof(h->cmdline), buf);
+}

@@ -34,6 +34,13 @@ struct nvml_pname {
     char name[96]; /* "" when the driver could not say */
 };
 
+/* PID -> position in an array of records, rebuilt per tick (nvml_procs.c):
+ * open addressing, at most half full; a slot holds position + 1, 0 = empty. */
+struct nvml_pmap {
+    uint32_t *slot;
+    unsigned nslots;                   /* a power of two, or 0 before the first use */
+};
+
 struct nvml_device {
     struct gs_bdev base;               /* nvml_dev(b) = container_of(b, struct nvml_device, base) */
     struct nvml_ctx *ctx;
@@ -60,6 +67,8 @@ struct nvml_device {
     unsigned ucache_n, ucache_cap;
     struct nvml_pname *names;          /* per-PID driver names of the current list */
     unsigned names_n, names_cap;
+    struct nvml_pmap pmap;             /* PID -> index into this tick's gs_gpu.procs */
+    struct nvml_pmap amap;             /* PID -> index into ucache, or names (rebuilt before each use) */
     bool events_on;                    /* registered for Xid/ECC events (main thread) */
 };
 

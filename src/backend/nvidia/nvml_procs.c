@@ -9,7 +9,15 @@
  * makes one call per list and allocates nothing unless a list outgrew them;
  * INSUFFICIENT_SIZE (the list grew between calls) grows and retries a bounded
  * number of times.
+ *
+ * Every per-PID match (merging the three lists, utilization samples, the
+ * utilization and name caches) goes through a PID -> position hash rebuilt
+ * per tick (struct nvml_pmap), so a tick is linear in the number of
+ * processes: with 64 per GPU, pairwise searches cost tens of thousands of
+ * comparisons per snapshot.
  */
+#include <limits.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +28,7 @@
 #define NVML_INITIAL_CAP 64u
 #define NVML_MAX_RETRIES 4
 #define NVML_UTIL_STALE_US 1500000ull /* older cached samples mean "idle now" */
+#define NVML_PMAP_MIN 64u
 
 int gs_nvml_procs_alloc(struct nvml_device *d)
 {
@@ -38,9 +47,12 @@ void gs_nvml_procs_free(struct nvml_device *d)
     free(d->ubuf);
     free(d->ucache);
     free(d->names);
+    free(d->pmap.slot);
+    free(d->amap.slot);
     d->pbuf = d->ubuf = NULL;
     d->ucache = NULL;
     d->names = NULL;
+    d->pmap = d->amap = (struct nvml_pmap){ NULL, 0 };
 }
 
 /* Grow *buf to hold at least need entries of size bytes; 0 or -1. */
@@ -59,17 +71,107 @@ static int nvml_grow(unsigned char **buf, unsigned *cap, unsigned need, size_t s
     return 0;
 }
 
-static struct gs_proc *nvml_find_proc(struct gs_gpu *g, uint32_t pid)
+/* ---- PID maps --------------------------------------------------------------------- */
+
+/* Where the PIDs of an array of records are: record pos's PID is at
+ * base + pos * stride + off. */
+struct nvml_keys {
+    const unsigned char *base;
+    size_t stride, off;
+};
+
+static uint32_t nvml_key(const struct nvml_keys *k, uint32_t pos)
 {
-    for (uint32_t i = 0; i < g->nprocs; i++)
-        if (g->procs[i].pid == pid)
-            return &g->procs[i];
-    return NULL;
+    uint32_t pid;
+
+    memcpy(&pid, k->base + (size_t)pos * k->stride + k->off, sizeof(pid));
+    return pid;
 }
 
+static unsigned nvml_pmap_home(const struct nvml_pmap *m, uint32_t pid)
+{
+    return (unsigned)(((uint64_t)pid * UINT64_C(0x9E3779B97F4A7C15)) >> 40) & (m->nslots - 1);
+}
+
+/* Position of pid in the records k, or -1. */
+static long nvml_pmap_find(const struct nvml_pmap *m, const struct nvml_keys *k, uint32_t pid)
+{
+    for (unsigned i = nvml_pmap_home(m, pid); m->slot[i]; i = (i + 1) & (m->nslots - 1))
+        if (nvml_key(k, m->slot[i] - 1) == pid)
+            return (long)m->slot[i] - 1;
+    return -1;
+}
+
+static void nvml_pmap_put(struct nvml_pmap *m, uint32_t pid, uint32_t pos)
+{
+    unsigned i = nvml_pmap_home(m, pid);
+
+    while (m->slot[i])
+        i = (i + 1) & (m->nslots - 1);
+    m->slot[i] = pos + 1;
+}
+
+/* Index records 0..n-1 of k, with room for `room` records in all; 0 or -1. */
+static int nvml_pmap_build(struct nvml_pmap *m, const struct nvml_keys *k, unsigned n, unsigned room)
+{
+    unsigned want = NVML_PMAP_MIN;
+
+    while (want / 2 < room && want <= UINT_MAX / 4)
+        want *= 2;
+    if (want > m->nslots) {
+        uint32_t *slot = realloc(m->slot, (size_t)want * sizeof(*slot));
+        if (!slot)
+            return -1;
+        m->slot = slot;
+        m->nslots = want;
+    }
+    memset(m->slot, 0, (size_t)m->nslots * sizeof(*m->slot));
+    for (unsigned i = 0; i < n; i++)
+        nvml_pmap_put(m, nvml_key(k, i), i);
+    return 0;
+}
+
+/* Record pos of k was just appended: index it (growing when half full); 0 or -1. */
+static int nvml_pmap_add(struct nvml_pmap *m, const struct nvml_keys *k, uint32_t pos)
+{
+    if ((size_t)(pos + 1) * 2 > m->nslots)
+        return nvml_pmap_build(m, k, pos + 1, (pos + 1) * 2);
+    nvml_pmap_put(m, nvml_key(k, pos), pos);
+    return 0;
+}
+
+static struct nvml_keys nvml_proc_keys(const struct gs_gpu *g)
+{
+    return (struct nvml_keys){ (const unsigned char *)g->procs, sizeof(*g->procs),
+                               offsetof(struct gs_proc, pid) };
+}
+
+static struct nvml_keys nvml_ucache_keys(const struct nvml_device *d)
+{
+    return (struct nvml_keys){ (const unsigned char *)d->ucache, sizeof(*d->ucache),
+                               offsetof(struct nvml_putil, pid) };
+}
+
+static struct nvml_keys nvml_name_keys(const struct nvml_device *d)
+{
+    return (struct nvml_keys){ (const unsigned char *)d->names, sizeof(*d->names),
+                               offsetof(struct nvml_pname, pid) };
+}
+
+/* This tick's process of pid on g (d->pmap indexes g->procs), or NULL. */
+static struct gs_proc *nvml_find_proc(struct nvml_device *d, struct gs_gpu *g, uint32_t pid)
+{
+    struct nvml_keys k = nvml_proc_keys(g);
+    long pos = nvml_pmap_find(&d->pmap, &k, pid);
+
+    return pos < 0 ? NULL : &g->procs[pos];
+}
+
+/* ---- the process lists ------------------------------------------------------------ */
+
 /* Add one raw entry (stride bytes) of list kind to g, merging by PID. */
-static int nvml_merge_entry(struct gs_gpu *g, const unsigned char *e, unsigned stride,
-                            enum nvml_plist kind)
+static int nvml_merge_entry(struct nvml_device *d, struct gs_gpu *g, const unsigned char *e,
+                            unsigned stride, enum nvml_plist kind)
 {
     static const uint32_t type_bit[] = { GS_PROC_COMPUTE, GS_PROC_GRAPHICS, GS_PROC_MPS };
     unsigned int pid;
@@ -78,12 +180,15 @@ static int nvml_merge_entry(struct gs_gpu *g, const unsigned char *e, unsigned s
 
     memcpy(&pid, e, sizeof(pid));
     memcpy(&mem, e + 8, sizeof(mem));
-    p = nvml_find_proc(g, pid);
+    p = nvml_find_proc(d, g, pid);
     if (!p) {
         p = gs_gpu_add_proc(g);
         if (!p)
             return -GS_E_NOMEM;
         p->pid = pid;
+        struct nvml_keys k = nvml_proc_keys(g);
+        if (nvml_pmap_add(&d->pmap, &k, g->nprocs - 1) < 0)
+            return -GS_E_NOMEM;
     }
     p->type |= type_bit[kind];
     if (mem != NVML_VALUE_NOT_AVAILABLE_ULL && (!gs_proc_has(p, GS_P_GPU_MEM) || mem > p->gpu_mem_bytes)) {
@@ -119,7 +224,7 @@ static nvmlReturn_t nvml_read_plist(struct nvml_device *d, struct gs_gpu *g, enu
     if (r != NVML_SUCCESS)
         return r;
     for (unsigned i = 0; i < count && i < d->pcap; i++)
-        if (nvml_merge_entry(g, d->pbuf + (size_t)i * stride, stride, kind) < 0)
+        if (nvml_merge_entry(d, g, d->pbuf + (size_t)i * stride, stride, kind) < 0)
             return NVML_ERROR_MEMORY;
     return NVML_SUCCESS;
 }
@@ -131,11 +236,15 @@ struct nvml_usample {
     uint32_t sm, mem, enc, dec;
 };
 
+/* The cached sample of pid (d->amap indexes d->ucache during a tick's
+ * utilization pass), added empty when create says so. */
 static struct nvml_putil *nvml_ucache_get(struct nvml_device *d, uint32_t pid, bool create)
 {
-    for (unsigned i = 0; i < d->ucache_n; i++)
-        if (d->ucache[i].pid == pid)
-            return &d->ucache[i];
+    struct nvml_keys k = nvml_ucache_keys(d);
+    long pos = nvml_pmap_find(&d->amap, &k, pid);
+
+    if (pos >= 0)
+        return &d->ucache[pos];
     if (!create)
         return NULL;
     if (d->ucache_n == d->ucache_cap) {
@@ -147,6 +256,11 @@ static struct nvml_putil *nvml_ucache_get(struct nvml_device *d, uint32_t pid, b
     struct nvml_putil *u = &d->ucache[d->ucache_n++];
     memset(u, 0, sizeof(*u));
     u->pid = pid;
+    k = nvml_ucache_keys(d);
+    if (nvml_pmap_add(&d->amap, &k, d->ucache_n - 1) < 0) {
+        d->ucache_n--;
+        return NULL;
+    }
     return u;
 }
 
@@ -158,7 +272,7 @@ static void nvml_take_usample(struct nvml_device *d, struct gs_gpu *g, const str
 
     if (u->sm > 100 || u->mem > 100 || u->enc > 100 || u->dec > 100)
         return;
-    if (!nvml_find_proc(g, u->pid))
+    if (!nvml_find_proc(d, g, u->pid))
         return;
     if (u->ts_us > d->util_last_seen)
         d->util_last_seen = u->ts_us;
@@ -232,8 +346,8 @@ static void nvml_util_apply(struct nvml_device *d, struct gs_gpu *g)
         p->valid |= (1u << GS_P_SM_UTIL) | (1u << GS_P_MEM_UTIL) | (1u << GS_P_ENC_UTIL) |
                     (1u << GS_P_DEC_UTIL);
     }
-    for (unsigned i = 0; i < d->ucache_n; i++)
-        if (nvml_find_proc(g, d->ucache[i].pid))
+    for (unsigned i = 0; i < d->ucache_n; i++) /* (d->amap is stale from here on) */
+        if (nvml_find_proc(d, g, d->ucache[i].pid))
             d->ucache[keep++] = d->ucache[i];
     d->ucache_n = keep;
 }
@@ -246,6 +360,11 @@ static void nvml_read_putil(struct nvml_device *d, struct gs_gpu *g)
 
     if (d->mig_on || d->putil_unsup || !g->nprocs)
         return;
+    struct nvml_keys k = nvml_ucache_keys(d);
+    if (nvml_pmap_build(&d->amap, &k, d->ucache_n, d->ucache_n + g->nprocs) < 0) {
+        gs_nvml_status(d, g, NVML_ERROR_MEMORY, 0, "process utilization");
+        return;
+    }
     if (f->proc_util_info)
         r = nvml_util_info(d, g);
     else if (f->proc_util)
@@ -262,22 +381,28 @@ static void nvml_read_putil(struct nvml_device *d, struct gs_gpu *g)
 static const struct nvml_pname *nvml_name_get(struct nvml_device *d, uint32_t pid)
 {
     nvmlSystemGetProcessName_fn fn = d->ctx->lib.f.process_name;
+    struct nvml_keys k = nvml_name_keys(d);
+    long pos = nvml_pmap_find(&d->amap, &k, pid);
 
-    for (unsigned i = 0; i < d->names_n; i++)
-        if (d->names[i].pid == pid)
-            return &d->names[i];
+    if (pos >= 0)
+        return &d->names[pos];
     if (d->names_n == d->names_cap) {
         unsigned char *p = (unsigned char *)d->names;
         if (nvml_grow(&p, &d->names_cap, d->names_n + 1, sizeof(*d->names)) < 0)
             return NULL;
         d->names = (struct nvml_pname *)p;
     }
+    k = nvml_name_keys(d);
     struct nvml_pname *n = &d->names[d->names_n++];
     n->pid = pid;
     n->name[0] = '\0';
     if (fn(pid, n->name, sizeof(n->name)) != NVML_SUCCESS)
         n->name[0] = '\0';
     n->name[sizeof(n->name) - 1] = '\0';
+    if (nvml_pmap_add(&d->amap, &k, d->names_n - 1) < 0) {
+        d->names_n--; /* asked again next time */
+        return NULL;
+    }
     return n;
 }
 
@@ -290,6 +415,9 @@ static void nvml_read_names(struct nvml_device *d, struct gs_gpu *g)
 
     if (!d->ctx->lib.f.process_name)
         return;
+    struct nvml_keys k = nvml_name_keys(d);
+    if (nvml_pmap_build(&d->amap, &k, d->names_n, d->names_n + g->nprocs) < 0)
+        return; /* out of memory: no driver names this tick */
     for (uint32_t i = 0; i < g->nprocs; i++) {
         const struct nvml_pname *n = nvml_name_get(d, g->procs[i].pid);
         if (n && n->name[0]) {
@@ -297,8 +425,8 @@ static void nvml_read_names(struct nvml_device *d, struct gs_gpu *g)
             gs_proc_set(&g->procs[i], GS_P_NAME);
         }
     }
-    for (unsigned i = 0; i < d->names_n; i++)
-        if (nvml_find_proc(g, d->names[i].pid))
+    for (unsigned i = 0; i < d->names_n; i++) /* (d->amap is stale from here on) */
+        if (nvml_find_proc(d, g, d->names[i].pid))
             d->names[keep++] = d->names[i];
     d->names_n = keep;
 }
@@ -312,6 +440,11 @@ int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
     if (d->open_rc != NVML_SUCCESS || atomic_load(&d->lost)) {
         g->procs_status = atomic_load(&d->lost) ? GS_ST_GPU_LOST : GS_ST_ERROR;
         return atomic_load(&d->lost) ? -GS_E_GPU_LOST : -GS_E_BACKEND;
+    }
+    struct nvml_keys keys = nvml_proc_keys(g);
+    if (nvml_pmap_build(&d->pmap, &keys, 0, g->procs_cap) < 0) {
+        g->procs_status = gs_nvml_status(d, g, NVML_ERROR_MEMORY, 0, "process list");
+        return -GS_E_BACKEND;
     }
     for (int k = 0; k < NVML_PL_COUNT && !atomic_load(&d->lost); k++) {
         nvmlReturn_t r = nvml_read_plist(d, g, (enum nvml_plist)k);

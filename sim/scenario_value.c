@@ -146,8 +146,8 @@ double gs_scn_eval(const struct gs_scn_expr *e, double t, const struct gs_scn_en
         return t;
     if (e->op == GS_OP_VAR)
         return scn_eval_var(e, t, env);
-    for (int i = 0; i < e->nargs; i++)
-        a[i] = gs_scn_eval(e->arg[i], t, env);
+    for (int i = 0; i < e->nargs; i++) /* constants inline: most arguments are */
+        a[i] = e->arg[i] && e->arg[i]->op == GS_OP_CONST ? e->arg[i]->k : gs_scn_eval(e->arg[i], t, env);
     switch (e->op) {
     case GS_OP_RAMP:
         if (t <= a[2] || a[3] <= a[2])

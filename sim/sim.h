@@ -37,6 +37,9 @@ struct sim_proc_rt {
     unsigned pid;     /* resolved PID (self, env, spawned child, synthetic) */
     pid_t child;      /* spawned child, 0 if none or reaped */
     int killed;       /* kill= time passed: child killed, PID vanished */
+    int mem_ok;       /* mem_v holds the memory at scenario time mem_t (a pure function of t) */
+    double mem_t;
+    unsigned long long mem_v;
 };
 
 struct nvmlEventSet_st;

@@ -129,18 +129,26 @@ int gs_sim_proc_visible(const struct sim_call *c, int i)
     return c->t >= p->start && c->t < p->exit;
 }
 
+/* A process's memory at the call's t: asked by the process lists and by the
+ * GPU's used memory (their sum), so it is kept per process for the last t. */
 unsigned long long gs_sim_proc_mem(const struct sim_call *c, int i)
 {
     const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
     const struct gs_scn *s = gs_sim.scn;
+    struct sim_proc_rt *rt = &gs_sim.procs[i];
     if (!p->mem)
         return NVML_VALUE_NOT_AVAILABLE_ULL;
+    if (rt->mem_ok && rt->mem_t == c->t)
+        return rt->mem_v;
     struct gs_scn_env env = {.gpu = c->gpu->cfg, .salt = (unsigned)i * 104729u + 17u};
     double v = gs_scn_eval(p->mem, c->t, &env);
     for (int e = 0; e < s->nevents && s->events[e].at <= c->t; e++)
         if (s->events[e].kind == GS_SCN_EV_PROC_MEM && s->events[e].proc == i)
             v += s->events[e].amount;
-    return v > 0 ? (unsigned long long)v : 0;
+    rt->mem_t = c->t;
+    rt->mem_v = v > 0 ? (unsigned long long)v : 0;
+    rt->mem_ok = 1;
+    return rt->mem_v;
 }
 
 unsigned gs_sim_proc_util(const struct sim_call *c, int i, int which)

@@ -21,6 +21,8 @@
 #define GS_PREFIX "/usr/local"
 #endif
 
+#define SIM_REAL_STEP_S 0.001 /* the real clock's resolution (scenario seconds) */
+
 struct sim_state gs_sim = {.lock = PTHREAD_MUTEX_INITIALIZER, .v3_entry_bytes = 24};
 unsigned long long gs_sim_calls[SIM_SYM__COUNT];
 
@@ -74,7 +76,12 @@ double gs_sim_now(void)
     case SIM_CLOCK_FILE:
         return sim_clock_file();
     default:
-        return gs_sim.t0_set ? sim_clock_read(CLOCK_MONOTONIC) - gs_sim.t0_mono : 0.0;
+        /* In steps of SIM_REAL_STEP_S, like a driver that refreshes its readings
+         * periodically: the calls of one sampling pass mostly see the same t, so
+         * what depends only on t is computed once (gs_sim_proc_mem's memo). */
+        return gs_sim.t0_set ? floor((sim_clock_read(CLOCK_MONOTONIC) - gs_sim.t0_mono) / SIM_REAL_STEP_S) *
+                                   SIM_REAL_STEP_S
+                             : 0.0;
     }
 }
 

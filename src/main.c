@@ -27,6 +27,11 @@ static const struct cmd commands[] = {
     { "top", NULL, "top", CMD_LONG_RUNNING, "the live view: GPUs, history charts, processes (htop/nvtop style)" },
     { "serve", NULL, "serve", CMD_LONG_RUNNING,
       "Prometheus exporter, a drop-in for dcgm-exporter (/metrics on :9400)" },
+    { "record", NULL, "record", CMD_LONG_RUNNING, "record GPU history into an SQLite database (report reads it)" },
+    { "report", NULL, "record", 0, "history as an HTML report, terminal charts, CSV or NDJSON" },
+    { "run", NULL, "record", CMD_LONG_RUNNING, "run a command and summarize its GPU use, like time(1)" },
+    { "mark", NULL, "record", 0, "annotate the history (\"epoch 3 starts\")" },
+    { "baseline", NULL, "record", 0, "save what normal looks like, and diff against it" },
 };
 
 #define DEFAULT_COMMAND "query"

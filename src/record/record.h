@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * record.h - the record module's entry points, called by src/cmd/{record,
+ * report,run,mark,baseline}.c after option parsing.
+ */
+#ifndef GS_RECORD_RECORD_H
+#define GS_RECORD_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "core/err.h"
+#include "record/store.h"
+
+struct gs_record_opts {
+    const char *db;              /* NULL: gs_store_default_path() */
+    uint32_t interval_ms;        /* default 1000 */
+    uint32_t proc_interval_ms;   /* per-process samples (default 5000) */
+    int64_t keep_full_ms, keep_rollup_ms;
+    uint64_t max_size_bytes;
+    const char *only_ids;        /* -i */
+    bool estimate;               /* print the disk estimate and exit */
+    bool quiet;
+    /* Test mode: a virtual clock. Each tick advances scenario and stored time by
+     * step_ms without sleeping (unless interval was given), writing the scenario
+     * time into clock_file (GPUSCOPE_SIM_CLOCK=file:PATH). */
+    uint64_t ticks;              /* stop after this many ticks (0: until a signal) */
+    const char *clock_file;
+    int64_t step_ms;             /* 0: real time */
+    int64_t start_ms;            /* virtual start (default: now) */
+    bool interval_given;
+};
+
+int gs_record_run(const struct gs_record_opts *o, struct gs_err *err);
+/* Disk use of one recording configuration, in bytes (for --estimate and docs). */
+uint64_t gs_record_estimate_bytes(uint32_t ngpus, uint32_t nprocs, const struct gs_record_opts *o,
+                                  uint64_t *full_bytes, uint64_t *rollup_bytes, uint64_t *proc_bytes);
+
+/* ---- report ------------------------------------------------------------------------ */
+enum gs_report_format { GS_REPORT_HTML, GS_REPORT_TERM, GS_REPORT_CSV, GS_REPORT_JSON };
+
+struct gs_report_opts {
+    const char *db;
+    int64_t from_ms, to_ms;
+    int gpu_index;               /* -1: all */
+    long pid;                    /* 0: all processes */
+    enum gs_report_format format;
+    const char *output;          /* NULL: stdout ("-"); HTML default report.html? no: stdout */
+    unsigned width;              /* term: columns */
+};
+int gs_report_run(const struct gs_report_opts *o, struct gs_err *err);
+
+/* ---- summaries shared by report, run and baseline ---------------------------------------- */
+#define GS_SUM_MAX_GPUS 64
+struct gs_gpu_summary {
+    int id, idx;
+    char name[96], uuid[96];
+    uint64_t nsamples;            /* full-resolution samples (rollups count n each) */
+    double util_mean, util_p95;   /* NaN when no value */
+    double mem_peak_mib, mem_total_mib, temp_peak_c, temp_slowdown_c, power_mean_w, power_limit_w;
+    double energy_j;              /* from the energy counter deltas */
+    bool energy_estimated;        /* integrated from power instead */
+    double idle_h;                /* hours at 0 % utilization */
+    double throttled_s[16];       /* seconds per throttle reason bit */
+    double span_s;
+    unsigned xids;
+};
+
+struct gs_summary {
+    int64_t from_ms, to_ms;
+    uint32_t interval_ms;
+    unsigned ngpus;
+    struct gs_gpu_summary g[GS_SUM_MAX_GPUS];
+};
+
+/* Summaries for [from, to) over GPUs with gpu.id in mask (0: all). */
+int gs_summarize(struct gs_store *st, int64_t from_ms, int64_t to_ms, uint64_t gpu_mask, int gpu_index,
+                 struct gs_summary *out, struct gs_err *err);
+/* Seconds a throttle reason bit was on in [from, to) for gpu id, from events. */
+void gs_throttle_time(struct gs_store *st, int gpu, int64_t from_ms, int64_t to_ms, double out_s[16]);
+
+/* ---- run ------------------------------------------------------------------------------- */
+struct gs_run_opts {
+    char **argv;                 /* the command */
+    const char *db;              /* NULL: a private in-memory database */
+    uint32_t interval_ms;
+    bool json;
+    const char *clock_file;      /* test mode as for record */
+    int64_t step_ms;
+};
+int gs_run_job(const struct gs_run_opts *o, int *exit_status, struct gs_err *err);
+
+/* ---- baseline ---------------------------------------------------------------------------- */
+int gs_baseline_save(const char *db, const char *name, int64_t from_ms, int64_t to_ms, struct gs_err *err);
+int gs_baseline_diff(const char *db, const char *name, int64_t from_ms, int64_t to_ms, FILE *out,
+                     struct gs_err *err);
+
+#endif /* GS_RECORD_RECORD_H */

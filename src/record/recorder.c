@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * recorder.c - `gpuscope record`: sample every interval and write each tick to
+ * the store. The database may fail (full disk, read-only, locked, corrupt):
+ * the recorder says so once, naming the file and what to do, keeps sampling,
+ * retries every tick (reopening when it could not open), and notes the gap.
+ */
+#include "record/record.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "core/sampler.h"
+
+static volatile sig_atomic_t rec_stop;
+
+static void rec_on_signal(int sig)
+{
+    (void)sig;
+    rec_stop = 1;
+}
+
+static void rec_signals(void)
+{
+    struct sigaction sa = { 0 };
+    sa.sa_handler = rec_on_signal; /* no SA_RESTART: the sleep ends at once */
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    sigaction(SIGHUP, &sa, NULL);
+    signal(SIGPIPE, SIG_IGN);
+}
+
+/* Scenario time for the simulator's file clock, written atomically. */
+static void write_clock(const char *path, double t_s)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return;
+    fprintf(f, "%.3f\n", t_s);
+    if (fclose(f) == 0)
+        rename(tmp, path);
+}
+
+/* Test hook: GPUSCOPE_RECORD_FAULT="full:FROM-TO" makes the database full
+ * (SQLite's own SQLITE_FULL, via max_page_count) during ticks FROM..TO. */
+static bool fault_full(uint64_t tick)
+{
+    const char *f = getenv("GPUSCOPE_RECORD_FAULT");
+    unsigned long a, b;
+    return f && sscanf(f, "full:%lu-%lu", &a, &b) == 2 && tick >= a && tick <= b;
+}
+
+struct rec {
+    const struct gs_record_opts *o;
+    struct gs_store_opts so;
+    struct gs_store *st;
+    char path[1024];
+    char last_msg[384];          /* the last failure printed (printed once until it changes) */
+    uint64_t lost;               /* ticks not written since the last good one */
+    int64_t lost_since;
+    int64_t next_proc_ms, next_maint_ms, next_open_ms;
+};
+
+static void rec_complain(struct rec *r, const struct gs_err *e)
+{
+    if (!strcmp(r->last_msg, e->msg))
+        return;
+    snprintf(r->last_msg, sizeof(r->last_msg), "%s", e->msg);
+    gs_err_print(e);
+    fprintf(stderr, "gpuscope record: still sampling; retrying every tick\n");
+}
+
+static int rec_open(struct rec *r, int64_t t, struct gs_err *err)
+{
+    if (r->st)
+        return 0;
+    if (t < r->next_open_ms)
+        return -GS_E_IO;
+    r->next_open_ms = t + 5000;
+    int rc = gs_store_open(&r->st, &r->so, err);
+    if (rc < 0)
+        return rc;
+    gs_store_event(r->st, t, -1, "recorder_start", getpid(), r->so.interval_ms, NULL, err);
+    return 0;
+}
+
+static void rec_tick(struct rec *r, uint64_t tick, int64_t t, const struct gs_snapshot *snap)
+{
+    struct gs_err err = { 0 };
+    if (rec_open(r, t, &err) < 0) {
+        if (err.code == GS_E_USAGE) /* another recorder: not something to retry */
+            rec_stop = 2;
+        if (err.code)
+            rec_complain(r, &err);
+        if (!r->lost++)
+            r->lost_since = t;
+        return;
+    }
+    bool procs = t >= r->next_proc_ms;
+    gs_store_debug_full(r->st, fault_full(tick));
+    if (gs_store_write_tick(r->st, t, snap, procs, &err) < 0) {
+        rec_complain(r, &err);
+        if (!r->lost++)
+            r->lost_since = t;
+        if ((err.code == GS_E_IO || err.code == GS_E_PERMISSION) && strstr(err.msg, "malformed")) {
+            gs_store_close(r->st); /* corrupt under us: reopen later */
+            r->st = NULL;
+        }
+        return;
+    }
+    if (procs)
+        r->next_proc_ms = t + r->o->proc_interval_ms;
+    if (r->lost) {
+        fprintf(stderr, "gpuscope record: writing to %s again (%llu ticks were not stored)\n", r->path,
+                (unsigned long long)r->lost);
+        gs_store_note_gap(r->st, r->lost_since, r->lost, r->last_msg, &err);
+        r->lost = 0;
+        r->last_msg[0] = '\0';
+    }
+    if (t >= r->next_maint_ms) {
+        if (gs_store_maintain(r->st, t, &err) < 0)
+            rec_complain(r, &err);
+        r->next_maint_ms = t + 60000;
+    }
+}
+
+static void rec_sleep_until(uint64_t deadline_ns)
+{
+    struct timespec ts = { (time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u) };
+    while (!rec_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+        ;
+}
+
+static uint64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int rec_loop(struct rec *r, struct gs_sampler *s, struct gs_err *err)
+{
+    const struct gs_record_opts *o = r->o;
+    struct gs_snapshot snap;
+    gs_snapshot_init(&snap);
+    uint64_t next = mono_ns();
+    int64_t start = o->start_ms ? o->start_ms : gs_now_ms();
+    for (uint64_t tick = 0; !rec_stop && (!o->ticks || tick < o->ticks); tick++) {
+        if (o->clock_file)
+            write_clock(o->clock_file, (double)(tick * (uint64_t)o->step_ms) / 1000.0);
+        struct gs_err serr = { 0 };
+        int rc = gs_sampler_snapshot(s, &snap, &serr);
+        if (rc < 0 && rc != -GS_E_GPU_LOST && rc != -GS_E_BACKEND)
+            rec_complain(r, &serr);
+        int64_t t = o->step_ms ? start + (int64_t)tick * o->step_ms
+                               : (int64_t)snap.wall.tv_sec * 1000 + snap.wall.tv_nsec / 1000000;
+        if (rc >= 0 || rc == -GS_E_GPU_LOST || rc == -GS_E_BACKEND)
+            rec_tick(r, tick, t, &snap);
+        if (o->step_ms && !o->interval_given)
+            continue;
+        next += (uint64_t)o->interval_ms * 1000000u;
+        uint64_t now = mono_ns();
+        if (next < now)
+            next = now; /* fell behind (a slow tick): do not burst */
+        rec_sleep_until(next);
+    }
+    if (r->st) {
+        int64_t t = o->step_ms ? start + (int64_t)o->ticks * o->step_ms : gs_now_ms();
+        gs_store_finish(r->st, t, err);
+    }
+    gs_snapshot_release(&snap);
+    return rec_stop == 2 ? -GS_E_USAGE : 0;
+}
+
+int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
+{
+    struct rec r = { .o = o };
+    if (o->db)
+        snprintf(r.path, sizeof(r.path), "%s", o->db);
+    else if (gs_store_default_path(r.path, sizeof(r.path)) < 0)
+        return gs_err_set(err, GS_E_USAGE, "no default database location ($HOME unset): pass --db FILE");
+    r.so = (struct gs_store_opts){ .path = r.path, .writer = true, .keep_full_ms = o->keep_full_ms,
+                                   .keep_rollup_ms = o->keep_rollup_ms, .max_size_bytes = o->max_size_bytes,
+                                   .interval_ms = o->interval_ms };
+    /* A second recorder is refused before anything else happens. */
+    if (gs_store_open(&r.st, &r.so, err) < 0) {
+        if (err->code == GS_E_USAGE)
+            return -err->code;
+        gs_err_print(err);
+        fprintf(stderr, "gpuscope record: sampling anyway; retrying the database every 5 s\n");
+        snprintf(r.last_msg, sizeof(r.last_msg), "%s", err->msg);
+        gs_err_clear(err);
+    } else {
+        gs_store_event(r.st, o->start_ms ? o->start_ms : gs_now_ms(), -1, "recorder_start", getpid(),
+                       o->interval_ms, NULL, err);
+    }
+    struct gs_sampler_opts so = GS_SAMPLER_OPTS_INIT;
+    so.slow = o->step_ms ? GS_SLOW_INLINE : GS_SLOW_THREAD;
+    so.slow_interval_ms = o->interval_ms;
+    so.only_ids = o->only_ids;
+    struct gs_sampler *s;
+    if (gs_sampler_open(&s, &so, err) < 0) {
+        gs_store_close(r.st);
+        return -err->code;
+    }
+    rec_signals();
+    if (!o->quiet)
+        fprintf(stderr, "gpuscope record: recording every %.3g s into %s (Ctrl-C stops)\n",
+                o->interval_ms / 1000.0, r.path);
+    int rc = rec_loop(&r, s, err);
+    gs_sampler_close(s);
+    gs_store_close(r.st);
+    if (rc == -GS_E_USAGE && !err->code)
+        gs_err_set(err, GS_E_USAGE, "%s", r.last_msg);
+    return rc;
+}
+
+uint64_t gs_record_estimate_bytes(uint32_t ngpus, uint32_t nprocs, const struct gs_record_opts *o,
+                                  uint64_t *full_bytes, uint64_t *rollup_bytes, uint64_t *proc_bytes)
+{
+    /* Measured by tests/unit/test_record.c and bench/record.sh (docs/RECORD.md). */
+    const double b_sample = 56, b_rollup = 90, b_psample = 24;
+    double keep_full_s = (o->keep_full_ms ? o->keep_full_ms : GS_STORE_KEEP_FULL_MS) / 1000.0;
+    double keep_roll_s = (o->keep_rollup_ms ? o->keep_rollup_ms : GS_STORE_KEEP_ROLLUP_MS) / 1000.0;
+    double iv = (o->interval_ms ? o->interval_ms : 1000) / 1000.0;
+    double piv = (o->proc_interval_ms ? o->proc_interval_ms : 5000) / 1000.0;
+    *full_bytes = (uint64_t)(ngpus * keep_full_s / iv * b_sample);
+    *rollup_bytes = (uint64_t)(ngpus * (keep_roll_s > keep_full_s ? keep_roll_s - keep_full_s : 0) / 60 * b_rollup);
+    *proc_bytes = (uint64_t)(nprocs * keep_full_s / piv * b_psample);
+    uint64_t total = *full_bytes + *rollup_bytes + *proc_bytes;
+    if (o->max_size_bytes && total > o->max_size_bytes)
+        total = o->max_size_bytes;
+    return total;
+}

@@ -1,0 +1,302 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * store.c - opening the history database: default path, the recorder lock,
+ * pragmas (WAL, synchronous=NORMAL), the versioned schema and its migrations,
+ * and SQLite errors turned into sentences that name the file and what to do.
+ */
+#include "record/store_priv.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* ---- schema: migrations[i] brings a database from version i to i + 1 ---------- */
+static const char *const migrations[] = {
+    /* 0 -> 1: the first schema */
+    "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
+    "CREATE TABLE gpu(id INTEGER PRIMARY KEY, uuid TEXT UNIQUE NOT NULL, idx INTEGER, name TEXT,"
+    " pci_bus_id TEXT, serial TEXT, mem_total_mib INTEGER, power_limit_default_w INTEGER,"
+    " power_limit_max_w INTEGER, temp_slowdown_c INTEGER, temp_shutdown_c INTEGER,"
+    " clock_max_sm_mhz INTEGER, clock_max_mem_mhz INTEGER, pcie_max_gen INTEGER,"
+    " pcie_max_width INTEGER, first_t INTEGER, last_t INTEGER);"
+    "CREATE TABLE sample(t INTEGER NOT NULL, gpu INTEGER NOT NULL, util_pct, mem_util_pct,"
+    " mem_used_mib, temp_c, mem_temp_c, power_dw, power_limit_w, energy_mj, sm_mhz, mem_mhz,"
+    " throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad INTEGER NOT NULL DEFAULT 0,"
+    " PRIMARY KEY(t, gpu)) WITHOUT ROWID;"
+    "CREATE TABLE rollup(t INTEGER NOT NULL, gpu INTEGER NOT NULL, n INTEGER NOT NULL,"
+    " util_min, util_avg, util_max, mem_util_avg, mem_used_min_mib, mem_used_avg_mib,"
+    " mem_used_max_mib, temp_min_c, temp_avg_c, temp_max_c, mem_temp_max_c, power_min_dw,"
+    " power_avg_dw, power_max_dw, power_limit_w, energy_mj, sm_min_mhz, sm_avg_mhz, sm_max_mhz,"
+    " mem_avg_mhz, throttle_or, throttled_n, pcie_tx_avg_mbs, pcie_rx_avg_mbs, fan_avg_pct,"
+    " PRIMARY KEY(t, gpu)) WITHOUT ROWID;"
+    "CREATE TABLE proc(id INTEGER PRIMARY KEY, pid INTEGER NOT NULL, start_s INTEGER,"
+    " first_t INTEGER NOT NULL, last_t INTEGER, end_t INTEGER, gpus INTEGER, uid INTEGER,"
+    " user TEXT, name TEXT, cmdline TEXT, container_id TEXT, pod_uid TEXT, ppid INTEGER);"
+    "CREATE INDEX proc_time ON proc(first_t);"
+    "CREATE TABLE proc_sample(t INTEGER NOT NULL, proc INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+    " gpu_mem_mib, sm_pct, mem_util_pct, cpu_dpct, rss_mib, PRIMARY KEY(t, proc, gpu)) WITHOUT ROWID;"
+    "CREATE TABLE event(id INTEGER PRIMARY KEY, t INTEGER NOT NULL, gpu INTEGER, kind TEXT NOT NULL,"
+    " code INTEGER, value INTEGER, text TEXT);"
+    "CREATE INDEX event_time ON event(t);"
+    "CREATE TABLE baseline(name TEXT NOT NULL, gpu INTEGER NOT NULL, metric TEXT NOT NULL,"
+    " n INTEGER, mean REAL, p5 REAL, p50 REAL, p95 REAL, min REAL, max REAL, created_t INTEGER,"
+    " from_t INTEGER, to_t INTEGER, PRIMARY KEY(name, gpu, metric)) WITHOUT ROWID;"
+    "CREATE VIEW series AS"
+    " SELECT t, gpu, 1 AS n, util_pct, util_pct AS util_max, mem_util_pct, mem_used_mib,"
+    " mem_used_mib AS mem_used_max_mib, temp_c, temp_c AS temp_max_c, power_dw,"
+    " power_dw AS power_max_dw, power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle,"
+    " pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad FROM sample"
+    " UNION ALL SELECT t, gpu, n, util_avg, util_max, mem_util_avg, mem_used_avg_mib,"
+    " mem_used_max_mib, temp_avg_c, temp_max_c, power_avg_dw, power_max_dw, power_limit_w,"
+    " energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, pcie_tx_avg_mbs, pcie_rx_avg_mbs,"
+    " fan_avg_pct, 0 FROM rollup;",
+};
+#define NMIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
+_Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GS_STORE_SCHEMA_VERSION,
+               "one migration per schema version");
+
+int gs_store_sqlerr(struct gs_err *err, int rc, const char *path, const char *doing)
+{
+    int prim = rc & 0xff;
+    const char *what = sqlite3_errstr(rc);
+    gs_err_set(err, prim == SQLITE_READONLY || prim == SQLITE_PERM || prim == SQLITE_CANTOPEN
+                        ? GS_E_PERMISSION : GS_E_IO,
+               "history database %s: %s: %s", path, doing, what);
+    switch (prim) {
+    case SQLITE_FULL:
+        gs_err_hint(err, "The disk (or the size cap) is full. Free space on that filesystem, or lower "
+                         "--retention / --max-size; recording resumes by itself.");
+        break;
+    case SQLITE_READONLY: case SQLITE_PERM: case SQLITE_CANTOPEN:
+        gs_err_hint(err, "Make the file and its directory writable by this user (the -wal and -shm "
+                         "files too), or choose another file with --db.");
+        break;
+    case SQLITE_BUSY: case SQLITE_LOCKED:
+        gs_err_hint(err, "Another program holds a write lock on it (a long `sqlite3` session?); "
+                         "close it. gpuscope retries.");
+        break;
+    case SQLITE_CORRUPT: case SQLITE_NOTADB:
+        gs_err_hint(err, "The file is damaged or not a gpuscope database. Move it aside "
+                         "(mv %s %s.bad) and gpuscope starts a new one.", path, path);
+        break;
+    default:
+        gs_err_hint(err, "Check the filesystem holding the file (dmesg, df).");
+    }
+    return -err->code;
+}
+
+int gs_store_exec(struct gs_store *st, const char *sql, struct gs_err *err)
+{
+    int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+    if (rc != SQLITE_OK) {
+        gs_store_sqlerr(err, rc, st->path, "writing");
+        snprintf(err->msg + strlen(err->msg), sizeof(err->msg) - strlen(err->msg), " (%s)",
+                 sqlite3_errmsg(st->db));
+        return -err->code;
+    }
+    return 0;
+}
+
+int gs_store_default_path(char *buf, size_t len)
+{
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    int n;
+    if (geteuid() == 0 && !getenv("GPUSCOPE_DB_USER_PATHS"))
+        n = snprintf(buf, len, "/var/lib/gpuscope/history.db");
+    else if (xdg && xdg[0] == '/')
+        n = snprintf(buf, len, "%s/gpuscope/history.db", xdg);
+    else if (home && home[0])
+        n = snprintf(buf, len, "%s/.local/state/gpuscope/history.db", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* mkdir -p of the directory holding path. */
+static void mkdir_parents(const char *path)
+{
+    char dir[1024];
+    snprintf(dir, sizeof(dir), "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (!slash || slash == dir)
+        return;
+    *slash = '\0';
+    for (char *p = dir + 1; *p; p++) {
+        if (*p == '/') {
+            *p = '\0';
+            mkdir(dir, 0755);
+            *p = '/';
+        }
+    }
+    mkdir(dir, 0755);
+}
+
+/* The recorder lock: flock on "<db>.lock" holding our PID. */
+static int store_lock(struct gs_store *st, struct gs_err *err)
+{
+    char lpath[1100], buf[32] = "";
+    snprintf(lpath, sizeof(lpath), "%s.lock", st->path);
+    int fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return gs_err_set(err, GS_E_PERMISSION, "cannot create the lock file %s: %s", lpath,
+                          strerror(errno));
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
+        buf[n > 0 ? n : 0] = '\0';
+        close(fd);
+        gs_err_set(err, GS_E_USAGE, "another gpuscope record (PID %ld) is already recording into %s",
+                   strtol(buf, NULL, 10), st->path);
+        gs_err_hint(err, "Stop it first, or record into another file with --db.");
+        return -GS_E_USAGE;
+    }
+    int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
+    if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
+        /* the lock itself holds; the PID is only for the message */
+    }
+    st->lock_fd = fd;
+    return 0;
+}
+
+static int user_version(struct gs_store *st)
+{
+    sqlite3_stmt *q;
+    int v = -1;
+    if (sqlite3_prepare_v2(st->db, "PRAGMA user_version", -1, &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW)
+            v = sqlite3_column_int(q, 0);
+        sqlite3_finalize(q);
+    }
+    return v;
+}
+
+/* Bring the schema to GS_STORE_SCHEMA_VERSION, one transaction per step. */
+int gs_store_schema(struct gs_store *st, struct gs_err *err)
+{
+    int v = user_version(st);
+    char sql[256];
+    if (v < 0)
+        return gs_store_sqlerr(err, sqlite3_errcode(st->db), st->path, "reading the schema version");
+    if (v > GS_STORE_SCHEMA_VERSION)
+        return gs_err_set(err, GS_E_USAGE, "history database %s has schema %d, newer than this "
+                          "gpuscope knows (%d): upgrade gpuscope", st->path, v, GS_STORE_SCHEMA_VERSION);
+    if (v == GS_STORE_SCHEMA_VERSION)
+        return 0;
+    if (st->o.readonly)
+        return gs_err_set(err, GS_E_IO, "history database %s is empty or old (schema %d); run "
+                          "`gpuscope record --db %s` first", st->path, v, st->path);
+    for (; v < NMIGRATIONS; v++) {
+        if (gs_store_exec(st, "BEGIN IMMEDIATE", err) < 0)
+            return -err->code;
+        snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS schema_migration(version INTEGER PRIMARY KEY,"
+                 " applied_t INTEGER); INSERT INTO schema_migration VALUES(%d, %lld); PRAGMA user_version=%d;",
+                 v + 1, (long long)gs_now_ms(), v + 1);
+        if (gs_store_exec(st, migrations[v], err) < 0 || gs_store_exec(st, sql, err) < 0) {
+            sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+            return -err->code;
+        }
+        if (gs_store_exec(st, "COMMIT", err) < 0)
+            return -err->code;
+    }
+    return 0;
+}
+
+static int store_pragmas(struct gs_store *st, struct gs_err *err)
+{
+    sqlite3_busy_timeout(st->db, st->o.writer ? 200 : 2000);
+    if (st->o.readonly)
+        return 0;
+    /* auto_vacuum must precede the first table; harmless afterwards. */
+    if (gs_store_exec(st, "PRAGMA auto_vacuum=INCREMENTAL", err) < 0)
+        return -err->code;
+    return gs_store_exec(st, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;"
+                             "PRAGMA journal_size_limit=8388608; PRAGMA wal_autocheckpoint=1000;"
+                             "PRAGMA cache_size=-2000; PRAGMA foreign_keys=OFF", err);
+}
+
+int gs_store_open(struct gs_store **out, const struct gs_store_opts *o, struct gs_err *err)
+{
+    struct gs_store *st = calloc(1, sizeof(*st));
+    if (!st)
+        return gs_err_set(err, GS_E_NOMEM, "out of memory");
+    st->o = *o;
+    st->lock_fd = -1;
+    if (!st->o.keep_full_ms)
+        st->o.keep_full_ms = GS_STORE_KEEP_FULL_MS;
+    if (!st->o.keep_rollup_ms)
+        st->o.keep_rollup_ms = GS_STORE_KEEP_ROLLUP_MS;
+    snprintf(st->path, sizeof(st->path), "%s", o->path);
+    bool mem = !strcmp(o->path, ":memory:");
+    if (!mem && !o->readonly)
+        mkdir_parents(st->path);
+    if (!mem && o->readonly && access(st->path, F_OK) != 0) {
+        gs_err_set(err, GS_E_IO, "no history database at %s", st->path);
+        gs_err_hint(err, "Start `gpuscope record` (or pass --db FILE where it records).");
+        goto fail;
+    }
+    if (!mem && o->writer && store_lock(st, err) < 0)
+        goto fail;
+    int flags = o->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE;
+    int rc = sqlite3_open_v2(st->path, &st->db, flags | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) {
+        gs_store_sqlerr(err, rc, st->path, "opening");
+        goto fail;
+    }
+    gs_store_register_functions(st->db);
+    if (store_pragmas(st, err) < 0 || gs_store_schema(st, err) < 0)
+        goto fail;
+    if (o->writer && gs_store_prepare_writer(st, err) < 0)
+        goto fail;
+    *out = st;
+    return 0;
+fail:
+    gs_store_close(st);
+    return -err->code;
+}
+
+sqlite3 *gs_store_db(struct gs_store *st) { return st->db; }
+const char *gs_store_path(const struct gs_store *st) { return st->path; }
+
+uint64_t gs_store_bytes_used(struct gs_store *st)
+{
+    sqlite3_stmt *q;
+    int64_t v[3] = { 0, 0, 0 };
+    const char *pr[3] = { "PRAGMA page_count", "PRAGMA freelist_count", "PRAGMA page_size" };
+    for (int i = 0; i < 3; i++) {
+        if (sqlite3_prepare_v2(st->db, pr[i], -1, &q, NULL) != SQLITE_OK)
+            return 0;
+        if (sqlite3_step(q) == SQLITE_ROW)
+            v[i] = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+    }
+    return (uint64_t)((v[0] - v[1]) * v[2]);
+}
+
+void gs_store_debug_full(struct gs_store *st, bool on)
+{
+    char sql[64];
+    snprintf(sql, sizeof(sql), "PRAGMA max_page_count=%s", on ? "1" : "4294967294");
+    /* max_page_count never goes below the current page count: "1" caps it there. */
+    sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+}
+
+void gs_store_close(struct gs_store *st)
+{
+    if (!st)
+        return;
+    sqlite3_stmt *stmts[] = { st->ins_sample, st->ins_psample, st->ins_event, st->ins_proc,
+                              st->end_proc, st->upd_proc_gpus };
+    for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
+        sqlite3_finalize(stmts[i]);
+    if (st->db)
+        sqlite3_close(st->db);
+    if (st->lock_fd >= 0)
+        close(st->lock_fd); /* releases the flock */
+    free(st->procs);
+    free(st);
+}

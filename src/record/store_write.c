@@ -1,0 +1,485 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * store_write.c - one tick into the database: a sample row per GPU (NULL for
+ * every reading that is not a value), events derived from what changed since
+ * the previous tick (throttle reasons on/off, GPU lost/back, ECC, row remaps,
+ * retired pages, Xids from the snapshot's events), process lifetimes and
+ * per-process samples. All in one transaction: a tick is stored whole or not.
+ */
+#include "record/store_priv.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int gs_store_prepare_writer(struct gs_store *st, struct gs_err *err)
+{
+    static const struct { size_t off; const char *sql; } stmts[] = {
+        { offsetof(struct gs_store, ins_sample),
+          "INSERT OR REPLACE INTO sample VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+        { offsetof(struct gs_store, ins_psample),
+          "INSERT OR REPLACE INTO proc_sample VALUES(?,?,?,?,?,?,?,?)" },
+        { offsetof(struct gs_store, ins_event),
+          "INSERT INTO event(t, gpu, kind, code, value, text) VALUES(?,?,?,?,?,?)" },
+        { offsetof(struct gs_store, ins_proc),
+          "INSERT INTO proc(pid, start_s, first_t, last_t, gpus, uid, user, name, cmdline,"
+          " container_id, pod_uid, ppid) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)" },
+        { offsetof(struct gs_store, end_proc), "UPDATE proc SET last_t = ?2, end_t = ?3 WHERE id = ?1" },
+        { offsetof(struct gs_store, upd_proc_gpus), "UPDATE proc SET gpus = ?2, last_t = ?3 WHERE id = ?1" },
+    };
+    char sql[160];
+    for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++) {
+        sqlite3_stmt **slot = (sqlite3_stmt **)((char *)st + stmts[i].off);
+        int rc = sqlite3_prepare_v3(st->db, stmts[i].sql, -1, SQLITE_PREPARE_PERSISTENT, slot, NULL);
+        if (rc != SQLITE_OK)
+            return gs_store_sqlerr(err, rc, st->path, "preparing statements");
+    }
+    /* Processes left open by a recorder that was killed: they ended by its last sample. */
+    snprintf(sql, sizeof(sql), "UPDATE proc SET end_t = coalesce(last_t, first_t) WHERE end_t IS NULL");
+    if (gs_store_exec(st, sql, err) < 0)
+        return -err->code;
+    snprintf(sql, sizeof(sql), "INSERT OR REPLACE INTO meta VALUES('interval_ms', %u)",
+             st->o.interval_ms ? st->o.interval_ms : 1000);
+    return gs_store_exec(st, sql, err);
+}
+
+/* ---- binding helpers ------------------------------------------------------------ */
+static void bind_opt(sqlite3_stmt *q, int col, bool ok, int64_t v)
+{
+    if (ok)
+        sqlite3_bind_int64(q, col, v);
+    else
+        sqlite3_bind_null(q, col);
+}
+
+static void bind_text(sqlite3_stmt *q, int col, const char *s)
+{
+    if (s && s[0])
+        sqlite3_bind_text(q, col, s, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(q, col);
+}
+
+static int step_reset(struct gs_store *st, sqlite3_stmt *q, struct gs_err *err)
+{
+    int rc = sqlite3_step(q);
+    sqlite3_reset(q);
+    sqlite3_clear_bindings(q);
+    if (rc != SQLITE_DONE && rc != SQLITE_ROW)
+        return gs_store_sqlerr(err, rc, st->path, "writing");
+    return 0;
+}
+
+int gs_store_event(struct gs_store *st, int64_t t_ms, int gpu, const char *kind, int64_t code,
+                   int64_t value, const char *text, struct gs_err *err)
+{
+    sqlite3_stmt *q = st->ins_event;
+    bool own = !q;
+    if (own && sqlite3_prepare_v2(st->db, "INSERT INTO event(t, gpu, kind, code, value, text)"
+                                  " VALUES(?,?,?,?,?,?)", -1, &q, NULL) != SQLITE_OK)
+        return gs_store_sqlerr(err, sqlite3_errcode(st->db), st->path, "writing an event");
+    sqlite3_bind_int64(q, 1, t_ms);
+    bind_opt(q, 2, gpu >= 0, gpu);
+    sqlite3_bind_text(q, 3, kind, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(q, 4, code);
+    sqlite3_bind_int64(q, 5, value);
+    bind_text(q, 6, text);
+    int rc = step_reset(st, q, err);
+    if (own)
+        sqlite3_finalize(q);
+    return rc;
+}
+
+/* ---- GPUs: ids and static facts -------------------------------------------------- */
+static int gpu_id(struct gs_store *st, const struct gs_gpu *g, int64_t t_ms, struct gs_err *err)
+{
+    const struct gs_static *s = &g->st;
+    char key[96];
+    if (s->uuid[0])
+        snprintf(key, sizeof(key), "%s", s->uuid);
+    else
+        snprintf(key, sizeof(key), "index-%u", s->index);
+    for (unsigned i = 0; i < st->ngpus; i++)
+        if (!strcmp(st->gpus[i].uuid, key))
+            return (int)i;
+    if (st->ngpus >= GS_STORE_MAX_GPUS)
+        return gs_err_set(err, GS_E_INTERNAL, "more than %d GPUs", GS_STORE_MAX_GPUS);
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(st->db,
+        "INSERT INTO gpu(id, uuid, idx, name, pci_bus_id, serial, mem_total_mib, power_limit_default_w,"
+        " power_limit_max_w, temp_slowdown_c, temp_shutdown_c, clock_max_sm_mhz, clock_max_mem_mhz,"
+        " pcie_max_gen, pcie_max_width, first_t, last_t) VALUES((SELECT CASE WHEN count(*) THEN NULL ELSE ?2 END"
+        " FROM gpu WHERE id = ?2), ?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
+        "?13,?14,?15,?15) ON CONFLICT(uuid) DO UPDATE SET idx=?2, name=?3, pci_bus_id=?4, last_t=?15,"
+        " mem_total_mib=coalesce(?6, mem_total_mib), temp_slowdown_c=coalesce(?9, temp_slowdown_c)"
+        " RETURNING id", -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return gs_store_sqlerr(err, rc, st->path, "writing GPU facts");
+    sqlite3_bind_text(q, 1, key, -1, SQLITE_STATIC);
+    sqlite3_bind_int(q, 2, (int)s->index);
+    bind_text(q, 3, s->name);
+    bind_text(q, 4, s->pci_bus_id);
+    bind_text(q, 5, s->serial);
+    bind_opt(q, 6, gs_sample_has(&g->s, GS_F_MEM_TOTAL), (int64_t)(g->s.mem_total_bytes >> 20));
+    bind_opt(q, 7, gs_static_has(s, GS_S_POWER_DEFAULT), s->power_default_limit_mw / 1000);
+    bind_opt(q, 8, gs_static_has(s, GS_S_POWER_MINMAX), s->power_max_limit_mw / 1000);
+    bind_opt(q, 9, gs_static_has(s, GS_S_TEMP_SLOWDOWN), s->temp_slowdown_c);
+    bind_opt(q, 10, gs_static_has(s, GS_S_TEMP_SHUTDOWN), s->temp_shutdown_c);
+    bind_opt(q, 11, gs_static_has(s, GS_S_CLOCK_MAX_SM), s->clock_max_sm_mhz);
+    bind_opt(q, 12, gs_static_has(s, GS_S_CLOCK_MAX_MEM), s->clock_max_mem_mhz);
+    bind_opt(q, 13, gs_static_has(s, GS_S_PCIE_MAX_GEN), s->pcie_max_gen);
+    bind_opt(q, 14, gs_static_has(s, GS_S_PCIE_MAX_WIDTH), s->pcie_max_width);
+    sqlite3_bind_int64(q, 15, t_ms);
+    rc = sqlite3_step(q);
+    int id = rc == SQLITE_ROW ? sqlite3_column_int(q, 0) : -1;
+    sqlite3_finalize(q);
+    if (id < 0)
+        return gs_store_sqlerr(err, rc, st->path, "writing GPU facts");
+    struct gs_store_gpu *sg = &st->gpus[st->ngpus];
+    memset(sg, 0, sizeof(*sg));
+    snprintf(sg->uuid, sizeof(sg->uuid), "%s", key);
+    sg->id = id;
+    return (int)st->ngpus++;
+}
+
+/* ---- one sample row -------------------------------------------------------------- */
+struct colmap { int col; enum gs_field f; };
+
+static int write_sample(struct gs_store *st, int64_t t_ms, const struct gs_gpu *g, struct gs_store_gpu *sg,
+                        struct gs_err *err)
+{
+    const struct gs_sample *s = &g->s;
+    sqlite3_stmt *q = st->ins_sample;
+    static const struct colmap cols[GS_COL_COUNT] = {
+        { GS_COL_UTIL, GS_F_GPU_UTIL }, { GS_COL_MEM_UTIL, GS_F_MEM_UTIL }, { GS_COL_MEM_USED, GS_F_MEM_USED },
+        { GS_COL_TEMP, GS_F_TEMP_GPU }, { GS_COL_MEM_TEMP, GS_F_TEMP_MEM }, { GS_COL_POWER, GS_F_POWER },
+        { GS_COL_POWER_LIMIT, GS_F_POWER_ENFORCED }, { GS_COL_ENERGY, GS_F_ENERGY },
+        { GS_COL_SM_MHZ, GS_F_CLOCK_SM }, { GS_COL_MEM_MHZ, GS_F_CLOCK_MEM }, { GS_COL_THROTTLE, GS_F_THROTTLE },
+        { GS_COL_PSTATE, GS_F_PSTATE }, { GS_COL_PCIE_TX, GS_F_PCIE_TX }, { GS_COL_PCIE_RX, GS_F_PCIE_RX },
+        { GS_COL_FAN, GS_F_FAN_SPEED },
+    };
+    int64_t v[GS_COL_COUNT] = {
+        s->gpu_util_pct, s->mem_util_pct, (int64_t)(s->mem_used_bytes >> 20), s->temp_gpu_c, s->temp_mem_c,
+        (s->power_mw + 50) / 100, (s->power_enforced_limit_mw + 500) / 1000, 0, s->clock_sm_mhz,
+        s->clock_mem_mhz, (int64_t)s->throttle_reasons, s->pstate, s->pcie_tx_kbps / 1000,
+        s->pcie_rx_kbps / 1000, s->fan_count ? s->fan_speed_pct[0] : 0,
+    };
+    uint32_t bad = g->state == GS_GPU_LOST ? GS_BAD_LOST : 0;
+    bool energy_ok = gs_sample_has(s, GS_F_ENERGY) && sg->energy_known && s->energy_mj >= sg->energy_mj;
+    v[GS_COL_ENERGY] = energy_ok ? (int64_t)(s->energy_mj - sg->energy_mj) : 0;
+    sqlite3_bind_int64(q, 1, t_ms);
+    sqlite3_bind_int(q, 2, sg->id);
+    for (int i = 0; i < GS_COL_COUNT; i++) {
+        enum gs_field f = cols[i].f;
+        uint8_t status = s->status[f];
+        bool ok = gs_sample_has(s, f) && (i != GS_COL_ENERGY || energy_ok) && (i != GS_COL_FAN || s->fan_count);
+        bind_opt(q, 3 + i, ok, v[i]);
+        if (!ok && status != GS_ST_OK && status != GS_ST_NOT_SUPPORTED && status != GS_ST_NOT_AVAILABLE &&
+            status != GS_ST_NOT_SAMPLED)
+            bad |= 1u << i;
+    }
+    sqlite3_bind_int(q, 3 + GS_COL_COUNT, (int)bad);
+    if (gs_sample_has(s, GS_F_ENERGY)) {
+        sg->energy_mj = s->energy_mj;
+        sg->energy_known = true;
+    }
+    return step_reset(st, q, err);
+}
+
+/* ---- events from what changed ----------------------------------------------------- */
+static int diff_throttle(struct gs_store *st, int64_t t, const struct gs_sample *s, struct gs_store_gpu *sg,
+                         struct gs_err *err)
+{
+    if (!gs_sample_has(s, GS_F_THROTTLE))
+        return 0;
+    uint64_t now = s->throttle_reasons, before = sg->throttle_known ? sg->throttle : 0;
+    char name[128];
+    for (int b = 0; b < 16; b++) {
+        uint64_t bit = UINT64_C(1) << b;
+        if ((now ^ before) & bit) {
+            gs_throttle_str(bit, name, sizeof(name));
+            if (gs_store_event(st, t, sg->id, now & bit ? "throttle_on" : "throttle_off", (int64_t)bit, 0,
+                               name, err) < 0)
+                return -err->code;
+        }
+    }
+    sg->throttle = now;
+    sg->throttle_known = true;
+    return 0;
+}
+
+/* A counter that grew since the previous tick gives an event (kind, delta, new value). */
+static int diff_counter(struct gs_store *st, int64_t t, struct gs_store_gpu *sg, int slot, bool has,
+                        uint64_t now, uint64_t *prev, const char *kind, struct gs_err *err)
+{
+    if (!has)
+        return 0;
+    bool known = sg->health_known & (1u << slot);
+    if (known && now != *prev &&
+        gs_store_event(st, t, sg->id, kind, (int64_t)(now - *prev), (int64_t)now, NULL, err) < 0)
+        return -err->code;
+    *prev = now;
+    sg->health_known |= 1u << slot;
+    return 0;
+}
+
+static int diff_gpu(struct gs_store *st, int64_t t, const struct gs_gpu *g, struct gs_store_gpu *sg,
+                    struct gs_err *err)
+{
+    const struct gs_sample *s = &g->s;
+    if (sg->seen && g->state != sg->state) {
+        const char *kind = g->state == GS_GPU_LOST ? "gpu_lost" : g->state == GS_GPU_OK ? "gpu_back" : "gpu_error";
+        if (gs_store_event(st, t, sg->id, kind, 0, 0, g->last_error, err) < 0)
+            return -err->code;
+    } else if (!sg->seen && g->state != GS_GPU_OK) {
+        if (gs_store_event(st, t, sg->id, g->state == GS_GPU_LOST ? "gpu_lost" : "gpu_error", 0, 0,
+                           g->last_error, err) < 0)
+            return -err->code;
+    }
+    sg->state = g->state;
+    sg->seen = true;
+    if (diff_throttle(st, t, s, sg, err) < 0 ||
+        diff_counter(st, t, sg, 0, gs_sample_has(s, GS_F_ECC_VOL_CORR), s->ecc_vol_corrected, &sg->ecc_sbe,
+                     "ecc_sbe", err) < 0 ||
+        diff_counter(st, t, sg, 1, gs_sample_has(s, GS_F_ECC_VOL_UNCORR), s->ecc_vol_uncorrected,
+                     &sg->ecc_dbe, "ecc_dbe", err) < 0 ||
+        diff_counter(st, t, sg, 2, gs_sample_has(s, GS_F_REMAP_CORR), s->remap_corr_rows, &sg->remap_corr,
+                     "remap_corr", err) < 0 ||
+        diff_counter(st, t, sg, 3, gs_sample_has(s, GS_F_REMAP_UNCORR), s->remap_uncorr_rows, &sg->remap_unc,
+                     "remap_unc", err) < 0 ||
+        diff_counter(st, t, sg, 4, gs_sample_has(s, GS_F_RETIRED_SBE) || gs_sample_has(s, GS_F_RETIRED_DBE),
+                     (uint64_t)s->retired_sbe_pages + s->retired_dbe_pages, &sg->retired, "retired_pages", err) < 0)
+        return -err->code;
+    return 0;
+}
+
+/* ---- processes -------------------------------------------------------------------- */
+static struct gs_store_proc *proc_slot(struct gs_store *st, uint32_t pid, int64_t start_s)
+{
+    if (st->procs_used * 2 >= st->procs_cap) {
+        unsigned ncap = st->procs_cap ? st->procs_cap * 2 : 256;
+        struct gs_store_proc *n = calloc(ncap, sizeof(*n)), *old = st->procs;
+        if (!n)
+            return NULL;
+        for (unsigned i = 0; i < st->procs_cap; i++) {
+            if (!old[i].id)
+                continue;
+            unsigned h = (old[i].pid * 2654435761u) & (ncap - 1);
+            while (n[h].id)
+                h = (h + 1) & (ncap - 1);
+            n[h] = old[i];
+        }
+        free(old);
+        st->procs = n;
+        st->procs_cap = ncap;
+    }
+    unsigned h = (pid * 2654435761u) & (st->procs_cap - 1);
+    while (st->procs[h].id && !(st->procs[h].pid == pid && st->procs[h].start_s == start_s))
+        h = (h + 1) & (st->procs_cap - 1);
+    return &st->procs[h];
+}
+
+static int proc_new(struct gs_store *st, int64_t t, const struct gs_proc *p, int64_t start_s,
+                    struct gs_store_proc *sp, struct gs_err *err)
+{
+    sqlite3_stmt *q = st->ins_proc;
+    sqlite3_bind_int64(q, 1, p->pid);
+    bind_opt(q, 2, start_s != 0, start_s);
+    sqlite3_bind_int64(q, 3, t);
+    sqlite3_bind_int64(q, 4, t);
+    sqlite3_bind_int64(q, 5, 0);
+    bind_opt(q, 6, gs_proc_has(p, GS_P_USER), p->uid);
+    bind_text(q, 7, gs_proc_has(p, GS_P_USER) ? p->user : NULL);
+    bind_text(q, 8, p->name[0] ? p->name : p->comm);
+    bind_text(q, 9, gs_proc_has(p, GS_P_COMM) ? p->cmdline : NULL);
+    bind_text(q, 10, p->container_id);
+    bind_text(q, 11, p->pod_uid);
+    bind_opt(q, 12, gs_proc_has(p, GS_P_PARENT), p->ppid);
+    if (step_reset(st, q, err) < 0)
+        return -err->code;
+    sp->id = sqlite3_last_insert_rowid(st->db);
+    sp->pid = p->pid;
+    sp->start_s = start_s;
+    sp->gpus = sp->gpus_written = 0;
+    st->procs_used++;
+    return 0;
+}
+
+static int write_proc(struct gs_store *st, int64_t t, const struct gs_proc *p, int gpuid, bool with_procs,
+                      struct gs_err *err)
+{
+    int64_t start_s = gs_proc_has(p, GS_P_START) ? p->start_time : 0;
+    struct gs_store_proc *sp = proc_slot(st, p->pid, start_s);
+    if (!sp)
+        return gs_err_set(err, GS_E_NOMEM, "out of memory");
+    if (!sp->id && proc_new(st, t, p, start_s, sp, err) < 0)
+        return -err->code;
+    sp->live = true;
+    sp->last_t = t;
+    sp->gpus |= 1u << (gpuid & 31);
+    if (!with_procs)
+        return 0;
+    sqlite3_stmt *q = st->ins_psample;
+    sqlite3_bind_int64(q, 1, t);
+    sqlite3_bind_int64(q, 2, sp->id);
+    sqlite3_bind_int(q, 3, gpuid);
+    bind_opt(q, 4, gs_proc_has(p, GS_P_GPU_MEM), (int64_t)(p->gpu_mem_bytes >> 20));
+    bind_opt(q, 5, gs_proc_has(p, GS_P_SM_UTIL), p->sm_util_pct);
+    bind_opt(q, 6, gs_proc_has(p, GS_P_MEM_UTIL), p->mem_util_pct);
+    bind_opt(q, 7, gs_proc_has(p, GS_P_CPU), (int64_t)(p->cpu_pct * 10 + 0.5));
+    bind_opt(q, 8, gs_proc_has(p, GS_P_RSS), (int64_t)(p->rss_bytes >> 20));
+    return step_reset(st, q, err);
+}
+
+/* Processes not listed in this tick ended; GPU sets that grew are written. */
+static int sweep_procs(struct gs_store *st, int64_t t, struct gs_err *err)
+{
+    for (unsigned i = 0; i < st->procs_cap; i++) {
+        struct gs_store_proc *sp = &st->procs[i];
+        if (!sp->id)
+            continue;
+        if (sp->live && sp->gpus != sp->gpus_written) {
+            sqlite3_bind_int64(st->upd_proc_gpus, 1, sp->id);
+            sqlite3_bind_int64(st->upd_proc_gpus, 2, sp->gpus);
+            sqlite3_bind_int64(st->upd_proc_gpus, 3, t);
+            if (step_reset(st, st->upd_proc_gpus, err) < 0)
+                return -err->code;
+            sp->gpus_written = sp->gpus;
+        }
+        if (!sp->live) {
+            sqlite3_bind_int64(st->end_proc, 1, sp->id);
+            sqlite3_bind_int64(st->end_proc, 2, sp->last_t);
+            sqlite3_bind_int64(st->end_proc, 3, t);
+            if (step_reset(st, st->end_proc, err) < 0)
+                return -err->code;
+            sp->id = 0; /* tombstone-free delete: rebuild below keeps probing correct */
+            st->procs_used--;
+        }
+        sp->live = false;
+    }
+    return 0;
+}
+
+/* Deleting from an open-addressing table breaks probe chains: rehash in place. */
+static void procs_rehash(struct gs_store *st)
+{
+    unsigned cap = st->procs_cap;
+    struct gs_store_proc *old = st->procs;
+    if (!cap)
+        return;
+    struct gs_store_proc *n = calloc(cap, sizeof(*n));
+    if (!n)
+        return;
+    for (unsigned i = 0; i < cap; i++) {
+        if (!old[i].id)
+            continue;
+        unsigned h = (old[i].pid * 2654435761u) & (cap - 1);
+        while (n[h].id)
+            h = (h + 1) & (cap - 1);
+        n[h] = old[i];
+    }
+    free(old);
+    st->procs = n;
+}
+
+static int write_events(struct gs_store *st, const struct gs_snapshot *snap, struct gs_err *err)
+{
+    static const char *const kinds[] = { "event", "xid", "ecc_sbe_event", "ecc_dbe_event", "event" };
+    for (uint32_t i = 0; i < snap->nevents && i < GS_MAX_EVENTS; i++) {
+        const struct gs_event *e = &snap->events[i];
+        int gid = -1;
+        for (uint32_t k = 0; k < snap->ngpus; k++)
+            if (snap->gpus[k].st.index == e->gpu)
+                for (unsigned j = 0; j < st->ngpus; j++)
+                    if (!strcmp(st->gpus[j].uuid, snap->gpus[k].st.uuid))
+                        gid = st->gpus[j].id;
+        const char *kind = e->kind < 5 ? kinds[e->kind] : "event";
+        if (gs_store_event(st, e->time_ms, gid, kind, (int64_t)e->data, 0, NULL, err) < 0)
+            return -err->code;
+    }
+    if (snap->events_dropped &&
+        gs_store_event(st, snap->wall.tv_sec * 1000LL, -1, "events_dropped", snap->events_dropped, 0, NULL, err) < 0)
+        return -err->code;
+    return 0;
+}
+
+static int write_tick_body(struct gs_store *st, int64_t t, const struct gs_snapshot *snap, bool with_procs,
+                           struct gs_err *err)
+{
+    bool ended = false;
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        const struct gs_gpu *g = &snap->gpus[i];
+        int k = gpu_id(st, g, t, err);
+        if (k < 0)
+            return k;
+        struct gs_store_gpu *sg = &st->gpus[k];
+        if (diff_gpu(st, t, g, sg, err) < 0 || write_sample(st, t, g, sg, err) < 0)
+            return -err->code;
+        for (uint32_t p = 0; p < g->nprocs; p++)
+            if (write_proc(st, t, &g->procs[p], sg->id, with_procs, err) < 0)
+                return -err->code;
+    }
+    if (write_events(st, snap, err) < 0)
+        return -err->code;
+    unsigned before = st->procs_used;
+    if (sweep_procs(st, t, err) < 0)
+        return -err->code;
+    ended = st->procs_used != before;
+    if (ended)
+        procs_rehash(st);
+    return 0;
+}
+
+int gs_store_write_tick(struct gs_store *st, int64_t t_ms, const struct gs_snapshot *snap, bool with_procs,
+                        struct gs_err *err)
+{
+    /* The in-memory diff state must not move on when the transaction fails. */
+    struct gs_store_gpu saved[GS_STORE_MAX_GPUS];
+    unsigned saved_n = st->ngpus;
+    memcpy(saved, st->gpus, sizeof(saved));
+    if (gs_store_exec(st, "BEGIN IMMEDIATE", err) < 0)
+        return -err->code;
+    if (write_tick_body(st, t_ms, snap, with_procs, err) < 0 || gs_store_exec(st, "COMMIT", err) < 0) {
+        sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+        memcpy(st->gpus, saved, sizeof(saved));
+        st->ngpus = saved_n;
+        /* Process ids inserted in the failed transaction are gone: forget them all;
+         * the next tick re-inserts live processes (a lifetime may be split in two). */
+        free(st->procs);
+        st->procs = NULL;
+        st->procs_cap = st->procs_used = 0;
+        return -err->code;
+    }
+    st->last_t = t_ms;
+    return 0;
+}
+
+int gs_store_note_gap(struct gs_store *st, int64_t t_ms, uint64_t ticks_lost, const char *why, struct gs_err *err)
+{
+    return gs_store_event(st, t_ms, -1, "gap", 0, (int64_t)ticks_lost, why, err);
+}
+
+int gs_store_finish(struct gs_store *st, int64_t t_ms, struct gs_err *err)
+{
+    if (gs_store_exec(st, "BEGIN IMMEDIATE", err) < 0)
+        return -err->code;
+    for (unsigned i = 0; i < st->procs_cap; i++) {
+        struct gs_store_proc *sp = &st->procs[i];
+        if (!sp->id)
+            continue;
+        sqlite3_bind_int64(st->end_proc, 1, sp->id);
+        sqlite3_bind_int64(st->end_proc, 2, sp->last_t);
+        sqlite3_bind_int64(st->end_proc, 3, t_ms);
+        if (step_reset(st, st->end_proc, err) < 0)
+            goto rollback;
+    }
+    if (gs_store_event(st, t_ms, -1, "recorder_stop", 0, 0, NULL, err) < 0)
+        goto rollback;
+    if (gs_store_exec(st, "COMMIT", err) < 0)
+        goto rollback;
+    sqlite3_exec(st->db, "PRAGMA wal_checkpoint(TRUNCATE)", NULL, NULL, NULL);
+    return 0;
+rollback:
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+    return -err->code;
+}

@@ -27,6 +27,7 @@ static const struct cmd commands[] = {
     { "top", NULL, "top", CMD_LONG_RUNNING, "the live view: GPUs, history charts, processes (htop/nvtop style)" },
     { "serve", NULL, "serve", CMD_LONG_RUNNING,
       "Prometheus exporter, a drop-in for dcgm-exporter (/metrics on :9400)" },
+    { "doctor", cmd_doctor, NULL, 0, "diagnose GPU health: Xids, ECC, PCIe, thermals, leaks, stalls (exit 6/7)" },
     { "record", NULL, "record", CMD_LONG_RUNNING, "record GPU history into an SQLite database (report reads it)" },
     { "report", NULL, "record", 0, "history as an HTML report, terminal charts, CSV or NDJSON" },
     { "run", NULL, "record", CMD_LONG_RUNNING, "run a command and summarize its GPU use, like time(1)" },

@@ -37,6 +37,7 @@ int gs_exit_from_errc(int errc);
 int cmd_query(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_top(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_serve(int argc, char **argv, const struct gs_cmd_ctx *ctx);
+int cmd_doctor(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_record(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_run(int argc, char **argv, const struct gs_cmd_ctx *ctx);

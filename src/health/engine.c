@@ -1,0 +1,413 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * engine.c - the health engine's window of history (bounded rings per GPU and
+ * per process, aggregated Xids) and the evaluation that runs every check over
+ * it. The checks themselves live in checks_gpu.c and checks_proc.c.
+ */
+#include "health/health_priv.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *gs_sev_name(enum gs_sev s)
+{
+    switch (s) {
+    case GS_SEV_INFO:
+        return "info";
+    case GS_SEV_WARNING:
+        return "warning";
+    case GS_SEV_CRITICAL:
+        return "critical";
+    default:
+        return "none";
+    }
+}
+
+int gs_sev_parse(const char *s, enum gs_sev *out)
+{
+    for (int i = GS_SEV_INFO; i <= GS_SEV_CRITICAL; i++)
+        if (!strcmp(s, gs_sev_name((enum gs_sev)i))) {
+            *out = (enum gs_sev)i;
+            return 0;
+        }
+    return -1;
+}
+
+void gs_health_cfg_default(struct gs_health_cfg *c)
+{
+    *c = (struct gs_health_cfg){
+        .ring_samples = 600, .max_procs = 4096, .expect_gpus = 0, .thermal_margin_c = 5,
+        .throttle_min_share = 0.2, .power_limit_min_ratio = 0.8, .load_util_pct = 50,
+        .idle_util_pct = 2, .idle_min_s = 300, .idle_min_mib = 256, .busy_util_pct = 95,
+        .busy_min_s = 10, .leak_mib_per_s = 10, .leak_min_s = 60, .leak_min_r2 = 0.9,
+        .saw_low_pct = 15, .saw_high_pct = 70, .saw_min_cycles = 2, .saw_max_period_s = 60,
+        .lag_util_pts = 25, .lag_clock_ratio = 0.85, .lag_min_s = 10, .xid_hold_s = 300,
+        .check_visible_devices = true, .proc_root = NULL,
+    };
+}
+
+/* ---- findings ------------------------------------------------------------------- */
+
+struct gs_finding *gs_findings_add(struct gs_findings *f)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 16;
+        struct gs_finding *v = realloc(f->v, cap * sizeof(*v));
+        if (!v)
+            return NULL;
+        f->v = v;
+        f->cap = cap;
+    }
+    struct gs_finding *x = &f->v[f->n++];
+    memset(x, 0, sizeof(*x));
+    return x;
+}
+
+void gs_findings_clear(struct gs_findings *f)
+{
+    f->n = 0;
+}
+
+void gs_findings_free(struct gs_findings *f)
+{
+    free(f->v);
+    memset(f, 0, sizeof(*f));
+}
+
+enum gs_sev gs_findings_worst(const struct gs_findings *f)
+{
+    enum gs_sev w = GS_SEV_NONE;
+    for (size_t i = 0; i < f->n; i++)
+        if (f->v[i].severity > w)
+            w = (enum gs_sev)f->v[i].severity;
+    return w;
+}
+
+void hf_set(char *dst, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+}
+
+static struct gs_finding scratch; /* absorbs writes when out of memory */
+
+struct gs_finding *hf_new(struct gs_findings *out, enum gs_sev sev, int32_t gpu, uint32_t pid,
+                          const char *code, const char *fmt, ...)
+{
+    struct gs_finding *f = gs_findings_add(out);
+    va_list ap;
+    if (!f)
+        f = &scratch;
+    f->severity = (uint8_t)sev;
+    f->gpu = gpu;
+    f->pid = pid;
+    snprintf(f->code, sizeof(f->code), "%s", code);
+    va_start(ap, fmt);
+    vsnprintf(f->title, sizeof(f->title), fmt, ap);
+    va_end(ap);
+    return f;
+}
+
+bool hf_has(const struct gs_findings *out, int32_t gpu, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    for (size_t i = 0; i < out->n; i++)
+        if (out->v[i].gpu == gpu && !strncmp(out->v[i].code, prefix, n))
+            return true;
+    return false;
+}
+
+/* ---- the window ------------------------------------------------------------------- */
+
+struct gs_health *gs_health_new(const struct gs_health_cfg *cfg)
+{
+    struct gs_health *h = calloc(1, sizeof(*h));
+    if (!h)
+        return NULL;
+    h->cfg = *cfg;
+    if (h->cfg.ring_samples < 8)
+        h->cfg.ring_samples = 8;
+    if (h->cfg.max_procs < 16)
+        h->cfg.max_procs = 16;
+    h->proc_slots = h->cfg.max_procs * 2;
+    h->procs = calloc(h->proc_slots, sizeof(*h->procs));
+    if (!h->procs) {
+        free(h);
+        return NULL;
+    }
+    return h;
+}
+
+void gs_health_free(struct gs_health *h)
+{
+    if (!h)
+        return;
+    for (uint32_t i = 0; i < HGPU_MAX; i++)
+        free(h->gpus[i].ring);
+    for (uint32_t i = 0; i < h->proc_slots; i++)
+        free(h->procs[i].ring);
+    free(h->procs);
+    free(h);
+}
+
+size_t gs_health_mem_bytes(const struct gs_health *h)
+{
+    size_t b = sizeof(*h) + h->proc_slots * sizeof(struct hproc);
+    for (uint32_t i = 0; i < HGPU_MAX; i++)
+        if (h->gpus[i].ring)
+            b += h->cfg.ring_samples * sizeof(struct hsample);
+    for (uint32_t i = 0; i < h->proc_slots; i++)
+        if (h->procs[i].ring)
+            b += PROC_RING * sizeof(struct ppoint);
+    return b;
+}
+
+void gs_health_set_open_error(struct gs_health *h, const struct gs_err *err)
+{
+    h->open_failed = true;
+    h->open_err = *err;
+}
+
+static uint32_t mib(uint64_t bytes)
+{
+    return (uint32_t)(bytes >> 20);
+}
+
+static void fill_hsample(struct hsample *x, const struct gs_gpu *g, int64_t t_ms)
+{
+    const struct gs_sample *s = &g->s;
+    memset(x, 0, sizeof(*x));
+    x->t_ms = t_ms;
+    x->valid = g->state == GS_GPU_OK ? s->valid : 0;
+    x->state = g->state;
+    x->throttle = s->throttle_reasons;
+    x->ecc_vol_uncorr = s->ecc_vol_uncorrected;
+    x->power_mw = s->power_mw;
+    x->enforced_mw = s->power_enforced_limit_mw;
+    x->sm_mhz = s->clock_sm_mhz;
+    x->replay = s->pcie_replay_count;
+    x->mem_used_mib = mib(s->mem_used_bytes);
+    x->mem_total_mib = mib(s->mem_total_bytes);
+    x->temp_c = (int16_t)s->temp_gpu_c;
+    x->util_pct = (uint8_t)(s->gpu_util_pct > 100 ? 100 : s->gpu_util_pct);
+    x->pcie_gen = (uint8_t)s->pcie_gen;
+    x->pcie_width = (uint8_t)s->pcie_width;
+    x->nprocs = (uint16_t)(g->nprocs > 65535 ? 65535 : g->nprocs);
+    x->procs_ok = g->procs_status == GS_ST_OK;
+    uint64_t pm = 0;
+    for (uint32_t i = 0; i < g->nprocs; i++)
+        if (gs_proc_has(&g->procs[i], GS_P_GPU_MEM))
+            pm += g->procs[i].gpu_mem_bytes;
+    x->proc_mem_mib = mib(pm);
+}
+
+static uint32_t proc_hash(int32_t gpu, uint32_t pid)
+{
+    uint64_t k = ((uint64_t)(uint32_t)gpu << 32) | pid;
+    k ^= k >> 33;
+    k *= 0xff51afd7ed558ccdull;
+    k ^= k >> 33;
+    return (uint32_t)k;
+}
+
+/* Find or make the slot of (gpu, pid); NULL when the table is full. */
+static struct hproc *proc_slot(struct gs_health *h, int32_t gpu, uint32_t pid)
+{
+    uint32_t i = proc_hash(gpu, pid) % h->proc_slots;
+    struct hproc *free_slot = NULL;
+    for (uint32_t n = 0; n < h->proc_slots; n++, i = (i + 1) % h->proc_slots) {
+        struct hproc *p = &h->procs[i];
+        if (p->used && p->gpu == gpu && p->pid == pid)
+            return p;
+        if (!p->used && !p->ring) /* never used: end of the probe chain */
+            return free_slot ? free_slot : (h->nprocs < h->cfg.max_procs ? p : NULL);
+        if (!p->used && !free_slot && h->nprocs < h->cfg.max_procs)
+            free_slot = p;
+    }
+    return free_slot;
+}
+
+static void add_proc(struct gs_health *h, int32_t gpu, const struct gs_proc *gp, int64_t t_ms)
+{
+    struct hproc *p = proc_slot(h, gpu, gp->pid);
+    if (!p)
+        return;
+    if (!p->used) {
+        if (!p->ring && !(p->ring = malloc(PROC_RING * sizeof(*p->ring))))
+            return;
+        p->used = true;
+        p->gpu = gpu;
+        p->pid = gp->pid;
+        p->head = p->count = 0;
+        p->cvd = 0;
+        h->nprocs++;
+    }
+    p->last_ms = t_ms;
+    p->host_vis = gp->host_vis;
+    snprintf(p->name, sizeof(p->name), "%s",
+             gs_proc_has(gp, GS_P_NAME) ? gp->name : gs_proc_has(gp, GS_P_COMM) ? gp->comm : "");
+    snprintf(p->container, sizeof(p->container), "%s", gp->container_id);
+    struct ppoint *pt;
+    if (p->count < PROC_RING) {
+        pt = hp_at(p, p->count++);
+    } else {
+        pt = hp_at(p, 0);
+        p->head = (p->head + 1) % PROC_RING;
+    }
+    pt->t_ms = t_ms;
+    pt->mem_mib = gs_proc_has(gp, GS_P_GPU_MEM) ? mib(gp->gpu_mem_bytes) : UINT32_MAX;
+    pt->sm_pct = gs_proc_has(gp, GS_P_SM_UTIL) ? (uint8_t)(gp->sm_util_pct > 100 ? 100 : gp->sm_util_pct)
+                                               : 255;
+}
+
+/* Forget processes not seen within the window (their slots stay tombstones). */
+static void expire_procs(struct gs_health *h, int64_t now_ms)
+{
+    int64_t horizon = (int64_t)h->cfg.ring_samples * 1000;
+    for (uint32_t i = 0; i < h->proc_slots; i++) {
+        struct hproc *p = &h->procs[i];
+        if (p->used && now_ms - p->last_ms > horizon) {
+            p->used = false;
+            h->nprocs--;
+        }
+    }
+}
+
+static struct hxid *xid_slot(struct gs_health *h, uint32_t xid, int32_t gpu, const struct gs_xid *k)
+{
+    for (uint32_t i = 0; i < h->nxids; i++) {
+        struct hxid *x = &h->xids[i];
+        if (x->xid != xid)
+            continue;
+        if (gpu != GS_NO_GPU && x->gpu == gpu)
+            return x;
+        if (k && k->has_pci && x->has_pci && x->pci_domain == k->pci_domain && x->pci_bus == k->pci_bus &&
+            x->pci_device == k->pci_device)
+            return x;
+    }
+    if (h->nxids == HXID_MAX) {
+        h->xids_dropped++;
+        return NULL;
+    }
+    struct hxid *x = &h->xids[h->nxids++];
+    memset(x, 0, sizeof(*x));
+    x->xid = xid;
+    x->gpu = gpu;
+    x->last_ms = INT64_MIN;
+    x->last_boot_s = -1;
+    if (k && k->has_pci) {
+        x->has_pci = true;
+        x->pci_domain = k->pci_domain;
+        x->pci_bus = k->pci_bus;
+        x->pci_device = k->pci_device;
+    }
+    return x;
+}
+
+static void add_events(struct gs_health *h, const struct gs_snapshot *snap, int64_t t_ms)
+{
+    for (uint32_t i = 0; i < snap->nevents && i < GS_MAX_EVENTS; i++) {
+        const struct gs_event *e = &snap->events[i];
+        if (e->kind != GS_EV_XID)
+            continue;
+        struct hxid *x = xid_slot(h, (uint32_t)e->data, (int32_t)e->gpu, NULL);
+        if (!x)
+            continue;
+        x->n_nvml++;
+        x->sources |= 1;
+        x->last_ms = t_ms;
+    }
+}
+
+int gs_health_add(struct gs_health *h, const struct gs_snapshot *snap, int64_t t_ms)
+{
+    if (!h->have_snap)
+        h->first_ms = t_ms;
+    h->have_snap = true;
+    h->now_ms = t_ms;
+    h->ngpus = snap->ngpus;
+    for (uint32_t i = 0; i < snap->ngpus && i < HGPU_MAX; i++) {
+        const struct gs_gpu *g = &snap->gpus[i];
+        struct hgpu *hg = &h->gpus[i];
+        if (!hg->ring && !(hg->ring = calloc(h->cfg.ring_samples, sizeof(*hg->ring))))
+            return -GS_E_NOMEM;
+        hg->seen = true;
+        hg->st = g->st;
+        hg->state = g->state;
+        hg->lost_since = g->lost_since;
+        snprintf(hg->last_error, sizeof(hg->last_error), "%s", g->last_error);
+        if (g->state == GS_GPU_OK)
+            hg->last = g->s;
+        struct hsample *x;
+        if (hg->count < h->cfg.ring_samples) {
+            x = hg_at(h, hg, hg->count++);
+        } else {
+            x = hg_at(h, hg, 0);
+            hg->head = (hg->head + 1) % h->cfg.ring_samples;
+        }
+        fill_hsample(x, g, t_ms);
+        uint64_t best = 0;
+        if (g->state == GS_GPU_OK)
+            hg->job[0] = '\0';
+        for (uint32_t j = 0; j < g->nprocs; j++) {
+            const struct gs_proc *p = &g->procs[j];
+            add_proc(h, (int32_t)i, p, t_ms);
+            if (gs_proc_has(p, GS_P_GPU_MEM) && p->gpu_mem_bytes >= best) {
+                best = p->gpu_mem_bytes;
+                snprintf(hg->job, sizeof(hg->job), "%s", gs_proc_has(p, GS_P_NAME) ? p->name : p->comm);
+                hg->job_pid = p->pid;
+            }
+        }
+    }
+    add_events(h, snap, t_ms);
+    expire_procs(h, t_ms);
+    return 0;
+}
+
+void gs_health_add_kmsg(struct gs_health *h, const struct gs_xid *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct hxid *x = xid_slot(h, v[i].xid, v[i].gpu, &v[i]);
+        if (!x)
+            continue;
+        x->n_kmsg++;
+        x->sources |= 2;
+        x->last_boot_s = v[i].ts_s;
+        if (v[i].pid || v[i].name[0]) {
+            x->pid = v[i].pid;
+            snprintf(x->name, sizeof(x->name), "%s", v[i].name);
+        }
+        snprintf(x->msg, sizeof(x->msg), "%s", v[i].msg);
+    }
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+    const struct gs_finding *x = a, *y = b;
+    if (x->severity != y->severity)
+        return y->severity - x->severity;
+    if (x->gpu != y->gpu)
+        return x->gpu < y->gpu ? -1 : 1;
+    if (x->pid != y->pid)
+        return x->pid < y->pid ? -1 : 1;
+    return strcmp(x->code, y->code);
+}
+
+int gs_health_eval(struct gs_health *h, struct gs_findings *out)
+{
+    gs_findings_clear(out);
+    hc_driver(h, out);
+    hc_xid(h, out);
+    for (uint32_t i = 0; i < h->ngpus && i < HGPU_MAX; i++)
+        if (h->gpus[i].seen)
+            hc_gpu(h, &h->gpus[i], out);
+    hc_procs(h, out);
+    hc_jobs(h, out);
+    if (out->n > 1)
+        qsort(out->v, out->n, sizeof(*out->v), cmp_finding);
+    return 0;
+}

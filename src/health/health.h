@@ -1,0 +1,153 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * health.h - the health engine behind `gpuscope doctor` and `gpuscope watch`
+ * (and, later, the live view's badges and the exporter's health metrics).
+ *
+ * The engine owns a bounded window of history: per GPU a ring of compact
+ * samples, per process (GPU, PID) a ring of memory/utilization points, plus the
+ * Xid events seen (from NVML events in the snapshots and from the kernel log).
+ * Callers feed snapshots with the time they belong to (real or simulated),
+ * then ask for findings. Every check is pure logic over that window: no NVML,
+ * no libcurl; the only I/O is the optional CUDA_VISIBLE_DEVICES check, which
+ * reads /proc/PID/environ at most once per PID. docs/HEALTH.md lists the checks.
+ *
+ *   struct gs_health_cfg cfg; gs_health_cfg_default(&cfg);
+ *   struct gs_health *h = gs_health_new(&cfg);
+ *   gs_health_add(h, &snap, t_ms);              // per tick
+ *   gs_health_add_kmsg(h, xids, n);              // kernel-log Xids (optional)
+ *   struct gs_findings f = {0}; gs_health_eval(h, &f);
+ *   ... gs_findings_free(&f); gs_health_free(h);
+ */
+#ifndef GS_HEALTH_H
+#define GS_HEALTH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "core/err.h"
+#include "core/model.h"
+
+enum gs_sev {
+    GS_SEV_NONE = 0,
+    GS_SEV_INFO = 1,
+    GS_SEV_WARNING = 2,
+    GS_SEV_CRITICAL = 3,
+};
+const char *gs_sev_name(enum gs_sev s);             /* "info", "warning", "critical" */
+int gs_sev_parse(const char *s, enum gs_sev *out);  /* 0 or -1 */
+
+#define GS_NO_GPU (-1)
+
+/* One thing an operator should know, with its numbers and a next step. */
+struct gs_finding {
+    uint8_t severity;     /* enum gs_sev */
+    int32_t gpu;          /* GPU index, GS_NO_GPU for machine-wide findings */
+    uint32_t pid;         /* process, 0 if none */
+    char code[32];        /* stable: "xid.79", "thermal.hw_slowdown", "proc.memory_leak" */
+    char title[160];      /* one line */
+    char evidence[400];   /* the numbers */
+    char cause[300];      /* the likely cause */
+    char action[400];     /* what to do */
+    double value;         /* the headline number (for rules): Xid code, slope MiB/s, temp C ... */
+};
+
+struct gs_findings {
+    struct gs_finding *v;
+    size_t n, cap;
+};
+struct gs_finding *gs_findings_add(struct gs_findings *f);
+void gs_findings_clear(struct gs_findings *f);
+void gs_findings_free(struct gs_findings *f);
+enum gs_sev gs_findings_worst(const struct gs_findings *f);
+
+/* Thresholds; defaults (gs_health_cfg_default) and their sources in docs/HEALTH.md. */
+struct gs_health_cfg {
+    uint32_t ring_samples;           /* per-GPU and per-process history length (600) */
+    uint32_t max_procs;              /* processes tracked at once (4096) */
+    int32_t expect_gpus;             /* --expect-gpus; 0 = no expectation */
+    int32_t thermal_margin_c;        /* warn within this many C of slowdown (5) */
+    double throttle_min_share;       /* share of the window a HW reason must be active (0.2) */
+    double power_limit_min_ratio;    /* enforced limit below this share of default: warn (0.8) */
+    uint32_t load_util_pct;          /* "under load" (50) */
+    uint32_t idle_util_pct;          /* "idle" (2) */
+    uint32_t idle_min_s;             /* memory held while idle this long (300) */
+    uint64_t idle_min_mib;           /* ... at least this much held (256) */
+    uint32_t busy_util_pct;          /* busy with no process (95) */
+    uint32_t busy_min_s;             /* ... this long (10) */
+    double leak_mib_per_s;           /* leak slope (10) */
+    uint32_t leak_min_s;             /* over at least this span of samples (60) */
+    double leak_min_r2;              /* goodness of fit (0.9) */
+    uint32_t saw_low_pct, saw_high_pct; /* sawtooth levels (15, 70) */
+    uint32_t saw_min_cycles;         /* full busy/idle cycles seen (2) */
+    double saw_max_period_s;         /* a period of seconds, not checkpoints (60) */
+    uint32_t lag_util_pts;           /* a job's GPU this far below its peers' median (25) */
+    double lag_clock_ratio;          /* ... or SM clock below this share of peers' median (0.85) */
+    uint32_t lag_min_s;              /* over at least this much history (10) */
+    uint32_t xid_hold_s;             /* an Xid stays a finding this long after its last line (300) */
+    bool check_visible_devices;      /* read /proc/PID/environ (true) */
+    const char *proc_root;           /* NULL: "/proc" */
+};
+void gs_health_cfg_default(struct gs_health_cfg *cfg);
+
+/* An Xid from the kernel log (kmsg.h parses them) or NVML's event API. */
+struct gs_xid {
+    uint32_t xid;
+    int32_t gpu;          /* GPU index, or GS_NO_GPU when only the PCI location is known */
+    uint32_t pci_domain, pci_bus, pci_device;
+    bool has_pci;
+    uint32_t pid;         /* 0 if unknown */
+    char name[64];        /* process name, "" if unknown */
+    char msg[160];        /* the payload text */
+    double ts_s;          /* seconds since boot (kernel log), or -1 */
+    int32_t gi, ci;       /* MIG GPU-I / GPU-CI, -1 if none */
+};
+
+struct gs_health;
+struct gs_health *gs_health_new(const struct gs_health_cfg *cfg);
+void gs_health_free(struct gs_health *h);
+/* Add a snapshot taken at t_ms (monotonic or simulated milliseconds). */
+int gs_health_add(struct gs_health *h, const struct gs_snapshot *snap, int64_t t_ms);
+/* Add Xids from the kernel log; mapped to GPUs by PCI location at eval time. */
+void gs_health_add_kmsg(struct gs_health *h, const struct gs_xid *x, size_t n);
+/* Record that opening the sampler failed (the driver check explains it). */
+void gs_health_set_open_error(struct gs_health *h, const struct gs_err *err);
+/* Evaluate every check over the window; findings sorted worst first. */
+int gs_health_eval(struct gs_health *h, struct gs_findings *out);
+/* Bytes the engine holds (for the benchmark). */
+size_t gs_health_mem_bytes(const struct gs_health *h);
+
+/* ---- helpers with unit tests (stats.c) ------------------------------------------- */
+struct gs_linreg {
+    double slope;  /* y per x */
+    double r2;     /* coefficient of determination, 0..1 */
+    double span;   /* x range covered */
+};
+/* Least squares over n points; false if n < 3 or no x spread. */
+bool gs_linreg(const double *x, const double *y, size_t n, struct gs_linreg *out);
+
+struct gs_saw {
+    double period_s;      /* mean busy+idle cycle */
+    double idle_share;    /* share of samples at the low level */
+    double mean_pct;      /* mean utilization */
+    uint32_t cycles;      /* complete cycles */
+};
+/* Detect a utilization square/sawtooth between <= low and >= high; true if found. */
+bool gs_sawtooth(const double *t_s, const double *util, size_t n, const struct gs_health_cfg *cfg,
+                 struct gs_saw *out);
+
+/* ---- the Xid catalog (xid_catalog.c) ------------------------------------------- */
+struct gs_xid_info {
+    uint32_t xid;
+    const char *mnemonic;
+    const char *meaning;
+    const char *causes;     /* "HW DRV APP ..." */
+    uint8_t severity;       /* enum gs_sev */
+    const char *action;
+};
+/* The catalog entry, or NULL for an unknown code (callers default to warning). */
+const struct gs_xid_info *gs_xid_lookup(uint32_t xid);
+/* Print the catalog entry (or the "unknown" advice) as `--explain xid N` does. */
+void gs_xid_explain(uint32_t xid, void *fp);
+
+#endif /* GS_HEALTH_H */

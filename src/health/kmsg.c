@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kmsg.c - Xid lines from the kernel log. The parser matches on the substring
+ * "NVRM: Xid (" (never on line start: dmesg, dmesg -T, journald and /dev/kmsg
+ * records all prefix it differently), takes the location up to ')' (optional
+ * "PCI:", domain:bus:device in hex, an optional ".function", optional
+ * " GPU-I:NN" / " GPU-CI:NN" MIG tags), then the decimal code, then optional
+ * "pid=N|'<unknown>'" and "name=..." fields, then the message. Old drivers'
+ * "Ch 0000001f, ..." payloads have no pid/name and are kept as the message.
+ * "GPU has fallen off the bus" lines without an Xid count as Xid 79.
+ */
+#include "health/kmsg.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+static const char *find_sub(const char *s, size_t len, const char *needle)
+{
+    return memmem(s, len, needle, strlen(needle));
+}
+
+/* "[ 12345.678901]" anywhere before the NVRM tag, or a /dev/kmsg record
+ * "prio,seq,usec,flags;" at the start: seconds since boot, or -1. */
+static double line_time(const char *s, size_t len)
+{
+    const char *semi = memchr(s, ';', len);
+    if (semi && isdigit((unsigned char)s[0])) {
+        int commas = 0;
+        const char *p = s, *usec = NULL;
+        for (; p < semi; p++)
+            if (*p == ',' && ++commas == 2)
+                usec = p + 1;
+        if (usec && commas >= 3)
+            return strtod(usec, NULL) / 1e6;
+    }
+    if (len > 2 && s[0] == '[') {
+        const char *p = s + 1;
+        while (p < s + len && *p == ' ')
+            p++;
+        if (p < s + len && isdigit((unsigned char)*p)) {
+            char *end;
+            double v = strtod(p, &end);
+            if (end < s + len && *end == ']')
+                return v;
+        }
+    }
+    return -1;
+}
+
+/* Parse "[PCI:]DDDD:BB:DD[.F]" at p (within end); returns the byte after it or NULL. */
+static const char *parse_bdf(const char *p, const char *end, struct gs_xid *x)
+{
+    unsigned long v[3];
+    int i = 0;
+
+    if (end - p >= 4 && !strncmp(p, "PCI:", 4))
+        p += 4;
+    for (; i < 3 && p < end; i++) {
+        char *e;
+        if (!isxdigit((unsigned char)*p))
+            return NULL;
+        v[i] = strtoul(p, &e, 16);
+        if (e > end || e - p > 8)
+            return NULL;
+        p = e;
+        if (i < 2) {
+            if (p >= end || *p != ':')
+                return NULL;
+            p++;
+        }
+    }
+    if (i < 3)
+        return NULL;
+    if (p < end && *p == '.' && p + 1 < end && isxdigit((unsigned char)p[1]))
+        p += 2;
+    x->pci_domain = (uint32_t)v[0];
+    x->pci_bus = (uint32_t)v[1];
+    x->pci_device = (uint32_t)v[2];
+    x->has_pci = true;
+    return p;
+}
+
+/* Inside the parentheses: the location and MIG tags. */
+static void parse_location(const char *p, const char *end, struct gs_xid *x)
+{
+    const char *q = parse_bdf(p, end, x);
+    if (!q)
+        return;
+    while (q < end) {
+        while (q < end && *q == ' ')
+            q++;
+        if (end - q > 7 && !strncmp(q, "GPU-CI:", 7))
+            x->ci = (int32_t)strtol(q + 7, NULL, 10);
+        else if (end - q > 6 && !strncmp(q, "GPU-I:", 6))
+            x->gi = (int32_t)strtol(q + 6, NULL, 10);
+        while (q < end && *q != ' ')
+            q++;
+    }
+}
+
+static void copy_span(char *dst, size_t cap, const char *p, const char *end)
+{
+    size_t n = (size_t)(end - p);
+    while (n > 0 && (p[n - 1] == '\n' || p[n - 1] == '\r' || p[n - 1] == ' '))
+        n--;
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, p, n);
+    dst[n] = '\0';
+}
+
+/* After the code's comma: "pid=..., name=..., message" or an old payload. */
+static void parse_tail(const char *p, const char *end, struct gs_xid *x)
+{
+    while (p < end && *p == ' ')
+        p++;
+    if (end - p > 4 && !strncmp(p, "pid=", 4)) {
+        p += 4;
+        if (p < end && isdigit((unsigned char)*p))
+            x->pid = (uint32_t)strtoul(p, NULL, 10);
+        const char *c = memchr(p, ',', (size_t)(end - p));
+        p = c ? c + 1 : end;
+        while (p < end && *p == ' ')
+            p++;
+        if (end - p > 5 && !strncmp(p, "name=", 5)) {
+            p += 5;
+            const char *n = find_sub(p, (size_t)(end - p), ", ");
+            const char *nend = n ? n : end;
+            copy_span(x->name, sizeof(x->name), p, nend);
+            if (!strcmp(x->name, "<unknown>"))
+                x->name[0] = '\0';
+            p = n ? n + 2 : end;
+        }
+    }
+    copy_span(x->msg, sizeof(x->msg), p, end);
+}
+
+static void xid_init(struct gs_xid *x, double ts)
+{
+    memset(x, 0, sizeof(*x));
+    x->gpu = GS_NO_GPU;
+    x->gi = x->ci = -1;
+    x->ts_s = ts;
+}
+
+/* "NVRM: GPU 0000:18:00.0: GPU has fallen off the bus." and its variants. */
+static int parse_fallen(const char *s, size_t len, const char *nvrm, struct gs_xid *x)
+{
+    const char *end = s + len;
+    if (!find_sub(nvrm, (size_t)(end - nvrm), "fallen off the bus"))
+        return 0;
+    xid_init(x, line_time(s, len));
+    x->xid = 79;
+    for (const char *p = nvrm + 5; p < end; p++) {
+        if (isxdigit((unsigned char)*p) && (p == nvrm || p[-1] == ' ') && parse_bdf(p, end, x))
+            break;
+    }
+    snprintf(x->msg, sizeof(x->msg), "GPU has fallen off the bus.");
+    return 2;
+}
+
+int gs_kmsg_parse_line(const char *s, size_t len, struct gs_xid *x)
+{
+    const char *end = s + len;
+    const char *nvrm = find_sub(s, len, "NVRM: ");
+    if (!nvrm)
+        return 0;
+    const char *tag = find_sub(nvrm, (size_t)(end - nvrm), "NVRM: Xid (");
+    if (!tag)
+        return parse_fallen(s, len, nvrm, x);
+    const char *loc = tag + 11;
+    const char *close = memchr(loc, ')', (size_t)(end - loc));
+    if (!close || close + 2 >= end || close[1] != ':')
+        return 0;
+    const char *p = close + 2;
+    while (p < end && *p == ' ')
+        p++;
+    if (p >= end || !isdigit((unsigned char)*p))
+        return 0;
+    unsigned long code = 0;
+    int digits = 0;
+    for (; p < end && isdigit((unsigned char)*p) && digits < 6; p++, digits++)
+        code = code * 10 + (unsigned long)(*p - '0');
+    if (p < end && *p != ',' && *p != '\n' && *p != '\r' && *p != ' ')
+        return 0;
+    xid_init(x, line_time(s, len));
+    x->xid = (uint32_t)code;
+    parse_location(loc, close, x);
+    if (p < end && *p == ',')
+        parse_tail(p + 1, end, x);
+    return 1;
+}
+
+static void log_push(struct gs_kmsg_log *log, const struct gs_xid *x, int kind)
+{
+    if (kind == 2) {
+        /* a companion line: skip if this GPU's Xid 79 is already listed */
+        for (size_t i = log->n; i-- > 0;) {
+            const struct gs_xid *o = &log->v[i];
+            if (o->xid == 79 && o->has_pci == x->has_pci && o->pci_domain == x->pci_domain &&
+                o->pci_bus == x->pci_bus && o->pci_device == x->pci_device)
+                return;
+        }
+    }
+    if (log->n == log->cap) {
+        if (log->cap >= GS_KMSG_MAX) {
+            log->dropped++;
+            return;
+        }
+        size_t cap = log->cap ? log->cap * 2 : 16;
+        struct gs_xid *v = realloc(log->v, cap * sizeof(*v));
+        if (!v) {
+            log->dropped++;
+            return;
+        }
+        log->v = v;
+        log->cap = cap;
+    }
+    log->v[log->n++] = *x;
+}
+
+void gs_kmsg_parse_buf(struct gs_kmsg_log *log, const char *buf, size_t len)
+{
+    const char *p = buf, *end = buf + len;
+    while (p < end) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *le = nl ? nl : end;
+        struct gs_xid x;
+        log->lines++;
+        /* cheap pre-filter: most kernel lines are not the driver's */
+        if (le - p > 6 && memmem(p, (size_t)(le - p), "NVRM", 4)) {
+            int kind = gs_kmsg_parse_line(p, (size_t)(le - p), &x);
+            if (kind)
+                log_push(log, &x, kind);
+        }
+        p = nl ? nl + 1 : end;
+    }
+}
+
+/* /dev/kmsg: one record per read(); EAGAIN = the end; EPIPE = overwritten, go on. */
+static int read_devkmsg(struct gs_kmsg_log *log, struct gs_err *err)
+{
+    char rec[8192];
+    int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0)
+        return gs_err_set(err, errno == EACCES || errno == EPERM ? GS_E_PERMISSION : GS_E_IO,
+                          "/dev/kmsg: %s", strerror(errno));
+    for (;;) {
+        ssize_t n = read(fd, rec, sizeof(rec) - 1);
+        if (n < 0 && errno == EPIPE)
+            continue;
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        /* keep the record's first line only: continuation lines are KEY=value */
+        const char *nl = memchr(rec, '\n', (size_t)n);
+        gs_kmsg_parse_buf(log, rec, nl ? (size_t)(nl - rec) : (size_t)n);
+    }
+    close(fd);
+    snprintf(log->source, sizeof(log->source), "/dev/kmsg");
+    return 0;
+}
+
+static int read_fd_all(int fd, struct gs_kmsg_log *log)
+{
+    size_t cap = 1 << 16, len = 0;
+    char *buf = malloc(cap);
+    if (!buf)
+        return -GS_E_NOMEM;
+    for (;;) {
+        if (len == cap) {
+            char *nb = cap > (1u << 30) ? NULL : realloc(buf, cap * 2);
+            if (!nb)
+                break;
+            buf = nb;
+            cap *= 2;
+        }
+        ssize_t n = read(fd, buf + len, cap - len);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        len += (size_t)n;
+    }
+    gs_kmsg_parse_buf(log, buf, len);
+    free(buf);
+    return 0;
+}
+
+/* `dmesg` without a shell: its stdout through a pipe. */
+static int read_dmesg(struct gs_kmsg_log *log, struct gs_err *err)
+{
+    int pfd[2];
+    pid_t pid;
+    posix_spawn_file_actions_t fa;
+    char *argv[] = { (char *)"dmesg", NULL };
+    int status = 0;
+
+    if (pipe2(pfd, O_CLOEXEC) < 0)
+        return gs_err_set(err, GS_E_IO, "pipe: %s", strerror(errno));
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, pfd[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    int rc = posix_spawnp(&pid, "dmesg", &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(pfd[1]);
+    if (rc != 0) {
+        close(pfd[0]);
+        return gs_err_set(err, GS_E_IO, "dmesg: %s", strerror(rc));
+    }
+    read_fd_all(pfd[0], log);
+    close(pfd[0]);
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+        ;
+    snprintf(log->source, sizeof(log->source), "dmesg");
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+        return gs_err_set(err, GS_E_PERMISSION,
+                          "dmesg failed (kernel.dmesg_restrict=1 needs CAP_SYSLOG or root)");
+    return 0;
+}
+
+int gs_kmsg_read(const char *path, struct gs_kmsg_log *log, struct gs_err *err)
+{
+    if (path) {
+        int fd = open(path, O_RDONLY | O_CLOEXEC);
+        if (fd < 0)
+            return gs_err_set(err, errno == EACCES ? GS_E_PERMISSION : GS_E_IO, "%s: %s", path,
+                              strerror(errno));
+        snprintf(log->source, sizeof(log->source), "%s", path);
+        int rc = read_fd_all(fd, log);
+        close(fd);
+        return rc < 0 ? gs_err_set(err, GS_E_NOMEM, "%s: out of memory", path) : 0;
+    }
+    struct gs_err e1 = { 0 };
+    if (read_devkmsg(log, &e1) == 0)
+        return 0;
+    int rc = read_dmesg(log, err);
+    if (rc < 0)
+        gs_err_hint(err, "%s; run as root or grant CAP_SYSLOG to read Xids from the kernel log",
+                    e1.msg);
+    return rc;
+}
+
+void gs_kmsg_free(struct gs_kmsg_log *log)
+{
+    free(log->v);
+    memset(log, 0, sizeof(*log));
+}

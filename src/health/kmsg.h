@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * kmsg.h - Xid lines from the kernel log: one parser for every format the
+ * driver has printed (docs/HEALTH.md, reference health.md 1.2) and a reader of
+ * /dev/kmsg (non-blocking, since boot), falling back to `dmesg`, or of a file.
+ */
+#ifndef GS_KMSG_H
+#define GS_KMSG_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "core/err.h"
+#include "health/health.h"
+
+/* Parse one log line (any prefix: /dev/kmsg record, dmesg, dmesg -T, journald).
+ * Returns 1 and fills x for an Xid line, 2 for a "GPU has fallen off the bus"
+ * companion line without an Xid (x->xid = 79), 0 for anything else. */
+int gs_kmsg_parse_line(const char *line, size_t len, struct gs_xid *x);
+
+struct gs_kmsg_log {
+    struct gs_xid *v;       /* the Xids, oldest first (bounded: GS_KMSG_MAX) */
+    size_t n, cap;
+    size_t dropped;         /* Xids beyond the bound */
+    size_t lines;           /* lines read */
+    char source[64];        /* "/dev/kmsg", "dmesg", or the file name */
+};
+#define GS_KMSG_MAX 4096
+
+/* Read the kernel log: path NULL = /dev/kmsg, then `dmesg`; else that file
+ * (a saved dmesg, journal or /dev/kmsg dump). Returns 0 or a negative
+ * enum gs_errc (err says why, e.g. no permission: CAP_SYSLOG). */
+int gs_kmsg_read(const char *path, struct gs_kmsg_log *log, struct gs_err *err);
+/* Parse a buffer of lines into log (used by gs_kmsg_read and the fuzzer). */
+void gs_kmsg_parse_buf(struct gs_kmsg_log *log, const char *buf, size_t len);
+void gs_kmsg_free(struct gs_kmsg_log *log);
+
+#endif /* GS_KMSG_H */

@@ -2,10 +2,11 @@
 /*
  * feed.c - sampler thread + double buffer + self-pipe for `gpuscope top`.
  *
- * The thread owns `work` (the sampler writes into it). After each snapshot it
- * copies work into `pub` under the mutex and writes one byte to the pipe. The
- * UI swaps pub with its view under the same mutex: no snapshot is ever read
- * while being written, and neither side waits on the other's NVML calls.
+ * Three buffers: the thread owns `work` (the sampler writes into it). After
+ * each snapshot it swaps work with `pub` under the mutex and writes one byte to
+ * the pipe. The UI swaps pub with its view under the same mutex: no snapshot is
+ * ever read while being written, nothing is copied, and neither side waits on
+ * the other's NVML calls.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,12 +39,16 @@ static void feed_publish(struct gs_feed *f, int rc, const struct gs_err *err)
 {
     char byte = 1;
 
+    /* Swap, never copy: the thread's next work buffer is whatever was published
+     * before (the UI's previous view once it took one); the sampler rewrites it
+     * whole and keeps its arrays, so a tick allocates and copies nothing. */
     pthread_mutex_lock(&f->lock);
-    if (gs_snapshot_copy(&f->pub, &f->work) == 0) {
-        f->pub_seq++;
-        f->pub_rc = rc;
-        f->pub_err = *err;
-    }
+    struct gs_snapshot tmp = f->pub;
+    f->pub = f->work;
+    f->work = tmp;
+    f->pub_seq++;
+    f->pub_rc = rc;
+    f->pub_err = *err;
     pthread_mutex_unlock(&f->lock);
     if (write(f->pipe_wr, &byte, 1) < 0 && errno != EAGAIN) {
         /* the UI drains the pipe; a full pipe already means "wake up" */

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * feed.h - the sampler thread of `gpuscope top`. It takes snapshots at the
- * chosen interval, publishes each (a copy under a mutex) and wakes the UI
- * through a self-pipe, so a slow NVML call never blocks key handling.
+ * chosen interval, publishes each (buffers swapped under a mutex, never
+ * copied) and wakes the UI through a self-pipe, so a slow NVML call never
+ * blocks key handling.
  */
 #ifndef GS_UI_FEED_H
 #define GS_UI_FEED_H

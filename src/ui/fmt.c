@@ -3,46 +3,131 @@
  * fmt.c - number formats, bar fill and the layout choice of `gpuscope top`.
  */
 #include <stdio.h>
+#include <string.h>
 
 #include "ui/fmt.h"
 
 const char *const gs_layout_names[GS_LAYOUT_PREF_COUNT] = { "auto", "full", "compact", "line" };
 
+/* ---- small formatters without printf (the table formats ~10 cells per row per frame) -- */
+
+char *gs_put_u(char *p, uint64_t v)
+{
+    char tmp[24];
+    int n = 0;
+
+    do {
+        tmp[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    *p = '\0';
+    return p;
+}
+
+/* v / 10^dec with dec decimals ("12.5" for v=125, dec=1). */
+static char *put_fixed(char *p, uint64_t v, int dec)
+{
+    uint64_t scale = dec == 2 ? 100 : dec == 1 ? 10 : 1;
+    p = gs_put_u(p, v / scale);
+    if (dec) {
+        uint64_t frac = v % scale;
+        *p++ = '.';
+        if (dec == 2)
+            *p++ = (char)('0' + frac / 10);
+        *p++ = (char)('0' + frac % 10);
+        *p = '\0';
+    }
+    return p;
+}
+
+static char *put_2(char *p, unsigned v)
+{
+    *p++ = (char)('0' + v / 10 % 10);
+    *p++ = (char)('0' + v % 10);
+    *p = '\0';
+    return p;
+}
+
+char *gs_put_pad(char *p, const char *s, int w, bool right)
+{
+    int n = (int)strnlen(s, (size_t)(w > 0 ? w : 0));
+    int pad = w - n;
+
+    if (right)
+        for (; pad > 0; pad--)
+            *p++ = ' ';
+    memcpy(p, s, (size_t)n);
+    p += n;
+    if (!right)
+        for (; pad > 0; pad--)
+            *p++ = ' ';
+    *p = '\0';
+    return p;
+}
+
+static const char *copy_out(char *buf, unsigned len, const char *tmp, const char *end)
+{
+    size_t n = (size_t)(end - tmp);
+
+    if (!len)
+        return buf;
+    if (n >= len)
+        n = len - 1;
+    memcpy(buf, tmp, n);
+    buf[n] = '\0';
+    return buf;
+}
+
 const char *gs_fmt_bytes(uint64_t bytes, char *buf, unsigned len)
 {
     static const char units[] = "KMGTP";
-    double v = (double)bytes;
-    int u = -1;
+    char tmp[32], *p = tmp;
 
     if (bytes < 1024) {
-        snprintf(buf, len, "%uB", (unsigned)bytes);
-        return buf;
+        p = gs_put_u(p, bytes);
+        *p++ = 'B';
+    } else {
+        int u = 0;
+        unsigned __int128 div = 1024;
+        while (bytes / div >= 1024 && u < 4) {
+            div *= 1024;
+            u++;
+        }
+        uint64_t whole = (uint64_t)(bytes / div);
+        int dec = (whole >= 100 || u <= 1) ? 0 : whole >= 10 ? 1 : 2;
+        unsigned __int128 scale = dec == 2 ? 100 : dec == 1 ? 10 : 1;
+        p = put_fixed(p, (uint64_t)(((unsigned __int128)bytes * scale + div / 2) / div), dec);
+        *p++ = units[u];
     }
-    while (v >= 1024 && u < 4) {
-        v /= 1024;
-        u++;
-    }
-    if (v >= 100 || u == 1 || u == 0)
-        snprintf(buf, len, "%.0f%c", v, units[u]);
-    else if (v >= 10)
-        snprintf(buf, len, "%.1f%c", v, units[u]);
-    else
-        snprintf(buf, len, "%.2f%c", v, units[u]);
-    return buf;
+    return copy_out(buf, len, tmp, p);
 }
 
 const char *gs_fmt_age(uint64_t s, char *buf, unsigned len)
 {
-    if (s < 60)
-        snprintf(buf, len, "%us", (unsigned)s);
-    else if (s < 3600)
-        snprintf(buf, len, "%u:%02u", (unsigned)(s / 60), (unsigned)(s % 60));
-    else if (s < 86400)
-        snprintf(buf, len, "%u:%02u:%02u", (unsigned)(s / 3600), (unsigned)(s / 60 % 60),
-                 (unsigned)(s % 60));
-    else
-        snprintf(buf, len, "%ud%02uh", (unsigned)(s / 86400), (unsigned)(s / 3600 % 24));
-    return buf;
+    char tmp[40], *p = tmp;
+
+    if (s < 60) {
+        p = gs_put_u(p, s);
+        *p++ = 's';
+    } else if (s < 3600) {
+        p = gs_put_u(p, s / 60);
+        *p++ = ':';
+        p = put_2(p, (unsigned)(s % 60));
+    } else if (s < 86400) {
+        p = gs_put_u(p, s / 3600);
+        *p++ = ':';
+        p = put_2(p, (unsigned)(s / 60 % 60));
+        *p++ = ':';
+        p = put_2(p, (unsigned)(s % 60));
+    } else {
+        p = gs_put_u(p, s / 86400);
+        *p++ = 'd';
+        p = put_2(p, (unsigned)(s / 3600 % 24));
+        *p++ = 'h';
+    }
+    return copy_out(buf, len, tmp, p);
 }
 
 const char *gs_fmt_kbps(uint32_t kbps, char *buf, unsigned len)

@@ -6,7 +6,12 @@
 #ifndef GS_UI_FMT_H
 #define GS_UI_FMT_H
 
+#include <stdbool.h>
 #include <stdint.h>
+
+/* Append helpers for row buffers: write at p, NUL-terminate, return the new end. */
+char *gs_put_u(char *p, uint64_t v);                          /* decimal */
+char *gs_put_pad(char *p, const char *s, int w, bool right);  /* s cut/padded to w */
 
 /* "512M", "35.2G", "1.50T" (binary units), or "0". */
 const char *gs_fmt_bytes(uint64_t bytes, char *buf, unsigned len);

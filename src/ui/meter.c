@@ -5,6 +5,7 @@
  * the full, compact or one-line layout, with history charts in the full one.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <wchar.h>
@@ -12,7 +13,8 @@
 #include "ui/ui.h"
 
 /* ASCII text goes in as a chtype run (no multibyte decoding, no width lookups:
- * the cheap path for the ~10,000 cells of a frame); anything else through addnstr. */
+ * the cheap path for the ~10,000 cells of a frame); from the first non-ASCII
+ * byte on, the rest through addnstr. Returns the cells used. */
 int gs_put(struct gs_ui *ui, int y, int x, int w, enum gs_role r, const char *s)
 {
     chtype run[512];
@@ -24,21 +26,31 @@ int gs_put(struct gs_ui *ui, int y, int x, int w, enum gs_role r, const char *s)
         w = COLS - x;
     if (w > (int)(sizeof(run) / sizeof(run[0])))
         w = (int)(sizeof(run) / sizeof(run[0]));
+    chtype a = ui->attr[r];
     for (; n < w && s[n]; n++) {
         unsigned char c = (unsigned char)s[n];
         if (c >= 0x80)
             break;
-        run[n] = (c < 32 || c == 127 ? '?' : c) | ui->attr[r];
+        run[n] = (c < 32 || c == 127 ? '?' : c) | a;
     }
-    if (!s[n] || n == w) {
+    if (n)
         mvaddchnstr(y, x, run, n);
+    if (!s[n] || n == w)
         return n;
-    }
-    n = (int)strnlen(s, (size_t)w);
-    attrset(ui->attr[r]);
-    mvaddnstr(y, x, s, n);
+    attrset(a);
+    mvaddnstr(y, x + n, s + n, (int)strnlen(s + n, (size_t)(w - n)));
     attrset(A_NORMAL);
-    return n;
+    int cx = getcurx(stdscr);
+    /* a string ending exactly at the right margin leaves the cursor there */
+    return (cx > x ? cx : x + w) - x;
+}
+
+/* A whole line: s from column 0, the rest of the line blank in the same role. */
+void gs_put_line(struct gs_ui *ui, int y, enum gs_role r, const char *s)
+{
+    int n = gs_put(ui, y, 0, COLS, r, s);
+    if (n < COLS && y >= 0 && y < LINES)
+        mvhline(y, n, ' ' | ui->attr[r], COLS - n);
 }
 
 void gs_put_cell(struct gs_ui *ui, int y, int x, enum gs_role r, const char *cell)
@@ -356,25 +368,81 @@ static wchar_t cell_wchar(const char *c)
     return ((u[0] & 0x0F) << 12) | ((u[1] & 0x3F) << 6) | (u[2] & 0x3F);
 }
 
+/* Slot of a chart glyph in the cchar_t cache: 256 braille patterns, 8 blocks,
+ * then ' ', '.', '#'; -1 for anything else. */
+#define GLYPH_SLOTS (256 + 8 + 3)
+static int glyph_slot(wchar_t wc)
+{
+    if (wc >= 0x2800 && wc <= 0x28FF)
+        return (int)(wc - 0x2800);
+    if (wc >= 0x2581 && wc <= 0x2588)
+        return 256 + (int)(wc - 0x2581);
+    return wc == ' ' ? 264 : wc == '.' ? 265 : wc == '#' ? 266 : -1;
+}
+
+static wchar_t slot_glyph(int k)
+{
+    return k < 256 ? (wchar_t)(0x2800 + k) : k < 264 ? (wchar_t)(0x2581 + k - 256) : " .#"[k - 264];
+}
+
+/* Complex characters for every chart glyph in role r, built once per theme:
+ * a chart cell is then a struct copy, not a setcchar() call. */
+static const cchar_t *glyph_cache(struct gs_ui *ui, enum gs_role r)
+{
+    static cchar_t cache[2][GLYPH_SLOTS];
+    static chtype built_for[2] = { (chtype)-1, (chtype)-1 };
+    int k = r == GS_R_DIM;
+
+    if (built_for[k] != ui->attr[r]) {
+        for (int i = 0; i < GLYPH_SLOTS; i++) {
+            wchar_t wc[2] = { slot_glyph(i), L'\0' };
+            setcchar(&cache[k][i], wc, ui->attr[r] & A_ATTRIBUTES & ~A_COLOR,
+                     (short)PAIR_NUMBER(ui->attr[r]), NULL);
+        }
+        built_for[k] = ui->attr[r];
+    }
+    return cache[k];
+}
+
 /* A chart row as one run of complex characters: no multibyte decoding in curses. */
 static void put_grid_row(struct gs_ui *ui, int y, int x, enum gs_role r, const struct gs_grid *g,
                          int row)
 {
     cchar_t run[1024];
     int n = g->w < COLS - x ? g->w : COLS - x;
+    const cchar_t *cache = glyph_cache(ui, r);
 
     if (y < 0 || y >= LINES || n <= 0)
         return;
     if (n > (int)(sizeof(run) / sizeof(run[0])))
         n = (int)(sizeof(run) / sizeof(run[0]));
     for (int i = 0; i < n; i++) {
-        wchar_t wc[2] = { cell_wchar(g->cell[row * g->w + i]), L'\0' };
-        setcchar(&run[i], wc, ui->attr[r] & A_ATTRIBUTES & ~A_COLOR, (short)PAIR_NUMBER(ui->attr[r]), NULL);
+        wchar_t wc = cell_wchar(g->cell[row * g->w + i]);
+        int k = glyph_slot(wc);
+        if (k >= 0) {
+            run[i] = cache[k];
+        } else {
+            wchar_t s[2] = { wc, L'\0' };
+            setcchar(&run[i], s, ui->attr[r] & A_ATTRIBUTES & ~A_COLOR, (short)PAIR_NUMBER(ui->attr[r]), NULL);
+        }
     }
     mvadd_wchnstr(y, x, run, n);
 }
 
-static void gpu_chart(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, int y)
+/* The chart rows last sent to curses for GPU gi (NULL: no cache for this layout). */
+static char (*chart_cache(struct gs_ui *ui, uint32_t gi))[GS_CELL_BYTES]
+{
+    size_t per = (size_t)ui->grid.w * (size_t)ui->grid.h;
+    if (ui->chart_cache_gpus != ui->view.ngpus || ui->chart_cache_per != per) {
+        free(ui->chart_cache);
+        ui->chart_cache = calloc(per * ui->view.ngpus + 1, GS_CELL_BYTES);
+        ui->chart_cache_gpus = ui->chart_cache ? ui->view.ngpus : 0;
+        ui->chart_cache_per = per;
+    }
+    return ui->chart_cache && gi < ui->chart_cache_gpus ? ui->chart_cache + per * gi : NULL;
+}
+
+static void gpu_chart(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, int y, bool full)
 {
     const struct gs_layout *l = &ui->lay;
     uint8_t vals[1024];
@@ -387,39 +455,102 @@ static void gpu_chart(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, i
         want = (int)sizeof(vals);
     uint32_t n = gs_hist_series(&ui->hist, gi, ui->conf.metric, vals, (uint32_t)want);
     gs_chart_render(vals, (int)n, ui->glyphs, &ui->grid);
-    for (int r = 0; r < l->chart_h; r++)
+    char (*cache)[GS_CELL_BYTES] = chart_cache(ui, gi);
+    size_t row_bytes = (size_t)l->chart_w * GS_CELL_BYTES;
+    for (int r = 0; r < l->chart_h; r++) {
+        const char (*cells)[GS_CELL_BYTES] = ui->grid.cell + (size_t)r * l->chart_w;
+        /* rows that did not change (the filled bottom rows, mostly) stay as they are */
+        if (!full && cache && !memcmp(cache + (size_t)r * l->chart_w, cells, row_bytes))
+            continue;
         put_grid_row(ui, y + r, l->chart_x, v->lost ? GS_R_DIM : GS_R_CHART, &ui->grid, r);
+        if (cache)
+            memcpy(cache + (size_t)r * l->chart_w, cells, row_bytes);
+    }
     uint8_t now = n ? vals[n - 1] : GS_HIST_NONE;
     if (now <= 100)
-        snprintf(lab, sizeof(lab), "%s %u%%", gs_metric_names[ui->conf.metric], now);
+        snprintf(lab, sizeof(lab), "%s %u%% ", gs_metric_names[ui->conf.metric], now);
     else
-        snprintf(lab, sizeof(lab), "%s N/A", gs_metric_names[ui->conf.metric]);
+        snprintf(lab, sizeof(lab), "%s N/A ", gs_metric_names[ui->conf.metric]);
+    /* fixed width, so a shorter label never leaves a character of a longer one */
+    snprintf(lab + strlen(lab), sizeof(lab) - strlen(lab), "%*s", 11 - (int)strlen(lab), "");
     gs_put(ui, y, l->chart_x, l->chart_w, GS_R_DIM, lab);
+    if (cache) /* the label covers the row's first cells: compare them afresh next time */
+        for (int i = 0; i < l->chart_w && i < 11; i++)
+            cache[i][0] = '\0';
 }
 
-static void gpu_block(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, int y)
+/* Blank the text part of a GPU block before redrawing it without erase(). */
+static void clear_block(struct gs_ui *ui, int y, int h, int w)
+{
+    for (int r = 0; r < h; r++)
+        if (y + r < LINES)
+            mvhline(y + r, 0, ' ' | ui->attr[GS_R_NORMAL], w);
+}
+
+static void gpu_block(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, int y, bool text,
+                      bool text_full)
 {
     const struct gs_layout *l = &ui->lay;
     int end = (l->chart_w && l->chart_h == 3) ? l->chart_x - 1 : COLS;
 
     switch (l->kind) {
     case GS_LAYOUT_LINE:
-        gpu_one_line(ui, v, y);
+        if (text) {
+            clear_block(ui, y, 1, COLS);
+            gpu_one_line(ui, v, y);
+        }
         return;
     case GS_LAYOUT_COMPACT:
-        gpu_info_line(ui, v, y, COLS, false);
-        gpu_bars(ui, v, y + 1, 3, COLS - 4);
+        if (text) {
+            clear_block(ui, y, 2, COLS);
+            gpu_info_line(ui, v, y, COLS, false);
+            gpu_bars(ui, v, y + 1, 3, COLS - 4);
+        }
         return;
     default:
-        gpu_info_line(ui, v, y, end, true);
-        gpu_bars(ui, v, y + 1, 3, end - 4);
-        gpu_clocks_line(ui, v, y + 2, end);
+        if (text) {
+            clear_block(ui, y, 3, end);
+            gpu_info_line(ui, v, y, end, true);
+            gpu_bars(ui, v, y + 1, 3, end - 4);
+            gpu_clocks_line(ui, v, y + 2, end);
+        }
         if (l->chart_w)
-            gpu_chart(ui, v, gi, l->chart_h == 3 ? y : y + 3);
+            gpu_chart(ui, v, gi, l->chart_h == 3 ? y : y + 3, text_full);
     }
 }
 
-void gs_draw_gpus(struct gs_ui *ui)
+/* Did GPU i's readings or state change since it was last drawn? Remembers them;
+ * *state_changed: its state (OK, lost, error) did. */
+static bool gpu_changed(struct gs_ui *ui, uint32_t i, const struct gpu_view *v, bool *state_changed)
+{
+    if (ui->ndrawn != ui->view.ngpus) {
+        free(ui->drawn);
+        free(ui->drawn_state);
+        ui->drawn = calloc(ui->view.ngpus ? ui->view.ngpus : 1, sizeof(*ui->drawn));
+        ui->drawn_state = malloc(ui->view.ngpus ? ui->view.ngpus : 1);
+        if (!ui->drawn || !ui->drawn_state) {
+            free(ui->drawn);
+            free(ui->drawn_state);
+            ui->drawn = NULL;
+            ui->drawn_state = NULL;
+            ui->ndrawn = 0;
+            *state_changed = true;
+            return true;
+        }
+        memset(ui->drawn_state, 0xff, ui->view.ngpus ? ui->view.ngpus : 1);
+        ui->ndrawn = ui->view.ngpus;
+    }
+    struct gs_sample now = *v->s;
+    now.timestamp_ns = 0; /* changes every tick, never shown */
+    uint8_t state = (uint8_t)(v->g->state | (v->lost ? 0x10 : 0));
+    *state_changed = ui->drawn_state[i] != state;
+    bool same = !*state_changed && !memcmp(&ui->drawn[i], &now, sizeof(now));
+    ui->drawn[i] = now;
+    ui->drawn_state[i] = state;
+    return !same;
+}
+
+void gs_draw_gpus(struct gs_ui *ui, bool full)
 {
     const struct gs_layout *l = &ui->lay;
     char b[96];
@@ -429,7 +560,9 @@ void gs_draw_gpus(struct gs_ui *ui)
         struct gpu_view v = { g, &g->s, g->state == GS_GPU_LOST };
         if (v.lost && (uint32_t)i < ui->nlast && ui->last_good[i].valid)
             v.s = &ui->last_good[i];
-        gpu_block(ui, &v, (uint32_t)i, 1 + i * l->gpu_h);
+        bool state_changed = false;
+        bool text = gpu_changed(ui, (uint32_t)i, &v, &state_changed) || full;
+        gpu_block(ui, &v, (uint32_t)i, 1 + i * l->gpu_h, text, full || state_changed);
     }
     if ((int)ui->view.ngpus > l->gpus_shown) {
         snprintf(b, sizeof(b), "  +%d more GPUs: enlarge the terminal or press l for the one-line layout",

@@ -72,7 +72,8 @@ int gs_rows_build(struct gs_rows *r, const struct gs_snapshot *snap, const char 
         for (uint32_t i = 0; i < gpu->nprocs; i++) {
             if (filter && *filter && !gs_row_match(&gpu->procs[i], g, filter))
                 continue;
-            r->v[r->n++] = (struct gs_row){ .p = &gpu->procs[i], .gpu = g };
+            r->v[r->n++] = (struct gs_row){ .p = &gpu->procs[i], .gpu = g, .idx = i,
+                                          .pid = gpu->procs[i].pid };
         }
     }
     return 0;
@@ -187,20 +188,45 @@ int gs_row_cmp(const struct gs_row *a, const struct gs_row *b, enum gs_col col)
 }
 
 struct sort_key {
-    enum gs_col col;
-    bool desc;
+    bool desc, text;
 };
+
+/* Keys computed once per row, so the comparator does no per-column dispatch. */
+static void row_key(struct gs_row *row, enum gs_col col)
+{
+    const struct gs_proc *x = row->p;
+
+    row->has_key = col_present(x, col);
+    row->skey = NULL;
+    switch (col) {
+    case GS_COL_PID: row->key = x->pid; break;
+    case GS_COL_USER: row->skey = x->user; break;
+    case GS_COL_GPU: row->key = row->gpu; break;
+    case GS_COL_TYPE: row->key = x->type; break;
+    case GS_COL_GMEM: row->key = x->gpu_mem_bytes; break;
+    case GS_COL_SM: row->key = x->sm_util_pct; break;
+    case GS_COL_MBW: row->key = x->mem_util_pct; break;
+    case GS_COL_ENC: row->key = x->enc_util_pct; break;
+    case GS_COL_DEC: row->key = x->dec_util_pct; break;
+    case GS_COL_CPU: row->key = x->cpu_pct > 0 ? (uint64_t)(x->cpu_pct * 1e6) : 0; break;
+    case GS_COL_HMEM: row->key = x->rss_bytes; break;
+    case GS_COL_TIME: row->key = x->age_s; break;
+    case GS_COL_CONT: row->skey = x->container_id; break;
+    case GS_COL_CMD: row->skey = x->cmdline[0] ? x->cmdline : x->comm; break;
+    default: row->key = 0; break;
+    }
+}
 
 static int row_qsort_cmp(const void *va, const void *vb, void *arg)
 {
     const struct gs_row *a = va, *b = vb;
     const struct sort_key *k = arg;
-    bool ha = col_present(a->p, k->col), hb = col_present(b->p, k->col);
-    int c;
+    int c = 0;
 
-    if (ha != hb)
-        return ha ? -1 : 1; /* missing values last in both directions */
-    c = ha ? cmp_value(a, b, k->col) : 0;
+    if (a->has_key != b->has_key)
+        return a->has_key ? -1 : 1; /* missing values last in both directions */
+    if (a->has_key)
+        c = k->text ? strcmp(a->skey, b->skey) : cmp_u64(a->key, b->key);
     if (k->desc)
         c = -c;
     if (!c)
@@ -212,10 +238,67 @@ static int row_qsort_cmp(const void *va, const void *vb, void *arg)
 
 void gs_rows_sort(struct gs_rows *r, enum gs_col col, bool desc)
 {
-    struct sort_key k = { col, desc };
+    struct sort_key k = { desc, col == GS_COL_USER || col == GS_COL_CONT || col == GS_COL_CMD };
 
-    if (r->n > 1)
-        qsort_r(r->v, r->n, sizeof(r->v[0]), row_qsort_cmp, &k);
+    if (r->n < 2)
+        return;
+    for (size_t i = 0; i < r->n; i++)
+        row_key(&r->v[i], col);
+    qsort_r(r->v, r->n, sizeof(r->v[0]), row_qsort_cmp, &k);
+}
+
+bool gs_rows_repoint(struct gs_rows *r, const struct gs_snapshot *snap)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        const struct gs_row *row = &r->v[i];
+        if (row->gpu >= snap->ngpus || row->idx >= snap->gpus[row->gpu].nprocs ||
+            snap->gpus[row->gpu].procs[row->idx].pid != row->pid)
+            return false;
+    }
+    for (size_t i = 0; i < r->n; i++)
+        r->v[i].p = &snap->gpus[r->v[i].gpu].procs[r->v[i].idx];
+    return true;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
+    return h;
+}
+
+static uint64_t mix_text(uint64_t h, const char *s, size_t max)
+{
+    for (size_t i = 0; i < max && s[i]; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+uint64_t gs_rows_fingerprint(const struct gs_snapshot *snap)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+
+    h = mix(h, snap->ngpus);
+    for (uint32_t g = 0; g < snap->ngpus; g++) {
+        const struct gs_gpu *gpu = &snap->gpus[g];
+        h = mix(h, ((uint64_t)gpu->state << 32) | gpu->nprocs);
+        for (uint32_t i = 0; i < gpu->nprocs; i++) {
+            const struct gs_proc *p = &gpu->procs[i];
+            h = mix(h, ((uint64_t)p->pid << 32) | p->valid);
+            h = mix(h, ((uint64_t)p->type << 40) | ((uint64_t)p->host_vis << 32) | p->ppid);
+            h = mix(h, p->gpu_mem_bytes);
+            h = mix(h, ((uint64_t)p->sm_util_pct << 48) | ((uint64_t)p->mem_util_pct << 32) |
+                           (p->enc_util_pct << 16) | p->dec_util_pct);
+            h = mix(h, (uint64_t)(p->cpu_pct * 10.0 + 0.5));
+            h = mix(h, p->rss_bytes);
+            h = mix(h, p->age_s);
+            h = mix_text(h, p->comm, 8);
+            h = mix_text(h, p->cmdline, 16);
+            h = mix_text(h, p->user, 4);
+            h = mix_text(h, p->container_id, 4);
+            h = mix_text(h, p->pod_uid, 4);
+        }
+    }
+    return h;
 }
 
 long gs_rows_find(const struct gs_rows *r, uint32_t pid, uint32_t gpu)

@@ -47,8 +47,13 @@ int gs_col_by_key(const char *key);
 struct gs_row {
     const struct gs_proc *p;  /* points into the snapshot the rows were built from */
     uint32_t gpu;             /* index into snapshot->gpus */
+    uint32_t idx;             /* index into that GPU's procs[] */
+    uint32_t pid;             /* p->pid, kept so the rows can be checked against a new snapshot */
     uint16_t depth;           /* tree depth (0 outside tree view) */
     bool last_child;          /* tree drawing: no later sibling */
+    bool has_key;             /* sort scratch: the sort column has a value */
+    uint64_t key;             /* sort scratch: numeric key of the sort column */
+    const char *skey;         /* sort scratch: text key (text columns) */
 };
 
 struct gs_rows {
@@ -65,6 +70,13 @@ int gs_rows_build(struct gs_rows *r, const struct gs_snapshot *snap, const char 
  * found (case-insensitively) in the PID, user, command, command line or container. */
 bool gs_row_match(const struct gs_proc *p, uint32_t gpu_index, const char *filter);
 void gs_rows_sort(struct gs_rows *r, enum gs_col col, bool desc);
+/* Point the rows at snap, which holds the same processes in the same places as
+ * the snapshot they were built from (same PIDs per GPU and index). Returns
+ * false, changing nothing, when it does not. */
+bool gs_rows_repoint(struct gs_rows *r, const struct gs_snapshot *snap);
+/* A fingerprint of what the table shows of snap's processes (PIDs, values,
+ * names, GPU states): equal fingerprints mean the table need not change. */
+uint64_t gs_rows_fingerprint(const struct gs_snapshot *snap);
 /* Re-order (already sorted) rows into a tree by ppid: children follow their
  * parent, siblings keep the sort order; depth/last_child are set. */
 int gs_rows_tree(struct gs_rows *r);

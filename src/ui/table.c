@@ -57,91 +57,113 @@ static char type_char(uint32_t t)
     return (t & GS_PROC_GRAPHICS) ? 'G' : 'C';
 }
 
-static void pct_cell(char *b, size_t n, int w, const struct gs_proc *p, enum gs_pfield f,
-                     uint32_t v)
+/* Right-aligned number or "-" in a w-cell column. */
+static char *num_cell(char *p, int w, bool has, uint64_t v)
 {
-    if (gs_proc_has(p, f))
-        snprintf(b, n, "%*u", w, v);
-    else
-        snprintf(b, n, "%*s", w, "-");
+    char t[24];
+    if (!has)
+        return gs_put_pad(p, "-", w, true);
+    gs_put_u(t, v);
+    return gs_put_pad(p, t, w, true);
 }
 
-static void cmd_cell(const struct gs_ui *ui, const struct gs_row *row, char *b, size_t n)
+static char *tree_prefix(const struct gs_ui *ui, const struct gs_row *row, char *p)
 {
-    const struct gs_proc *p = row->p;
-    char pre[80] = "";
-    int k = 0;
     bool ascii = ui->conf.ascii || !ui->utf8;
 
-    for (int d = 1; d < row->depth && k < 60; d++)
-        k += snprintf(pre + k, sizeof(pre) - (size_t)k, "  ");
-    if (row->depth)
-        snprintf(pre + k, sizeof(pre) - (size_t)k, "%s",
-                 ascii ? (row->last_child ? "`- " : "|- ") : (row->last_child ? "\u2514\u2500 " : "\u251c\u2500 "));
-    if (p->host_vis == GS_HOST_NOT_VISIBLE)
-        snprintf(b, n, "%s[not visible here: other PID namespace?]", pre);
-    else if (p->cmdline[0])
-        snprintf(b, n, "%s%s", pre, p->cmdline);
-    else
-        snprintf(b, n, "%s%s", pre, gs_proc_has(p, GS_P_COMM) ? p->comm : "?");
+    for (int d = 1; d < row->depth && d < 30; d++) {
+        *p++ = ' ';
+        *p++ = ' ';
+    }
+    if (row->depth) {
+        const char *g = ascii ? (row->last_child ? "`- " : "|- ")
+                              : (row->last_child ? "\u2514\u2500 " : "\u251c\u2500 ");
+        size_t n = strlen(g);
+        memcpy(p, g, n);
+        p += n;
+    }
+    *p = '\0';
+    return p;
 }
 
-static void cell_text(const struct gs_ui *ui, const struct gs_row *row, int c, char *b, size_t n)
+static char *cmd_cell(const struct gs_ui *ui, const struct gs_row *row, char *p, const char *end)
 {
-    const struct gs_proc *p = row->p;
+    const struct gs_proc *p_ = row->p;
+    const char *text = p_->host_vis == GS_HOST_NOT_VISIBLE ? "[not visible here: other PID namespace?]"
+                       : p_->cmdline[0]                    ? p_->cmdline
+                       : gs_proc_has(p_, GS_P_COMM)        ? p_->comm
+                                                           : "?";
+    p = tree_prefix(ui, row, p);
+    size_t n = strnlen(text, (size_t)(end - p - 1));
+    memcpy(p, text, n);
+    p += n;
+    *p = '\0';
+    return p;
+}
+
+/* Append column c of a row (exactly the column's width, except COMMAND). */
+static char *cell(const struct gs_ui *ui, const struct gs_row *row, int c, char *p, const char *end)
+{
+    const struct gs_proc *pr = row->p;
     int w = gs_cols[c].width;
     char t[32];
 
     switch (c) {
-    case GS_COL_PID: snprintf(b, n, "%*u", w, p->pid); break;
-    case GS_COL_USER: snprintf(b, n, "%-*.*s", w, w, gs_proc_has(p, GS_P_USER) ? p->user : "?"); break;
-    case GS_COL_GPU: snprintf(b, n, "%*u", w, ui->view.gpus[row->gpu].st.index); break;
-    case GS_COL_TYPE: snprintf(b, n, "%c", type_char(p->type)); break;
+    case GS_COL_PID: return num_cell(p, w, true, pr->pid);
+    case GS_COL_USER: return gs_put_pad(p, gs_proc_has(pr, GS_P_USER) ? pr->user : "?", w, false);
+    case GS_COL_GPU: return num_cell(p, w, true, ui->view.gpus[row->gpu].st.index);
+    case GS_COL_TYPE: *p++ = type_char(pr->type); *p = '\0'; return p;
     case GS_COL_GMEM:
-        snprintf(b, n, "%*s", w, gs_proc_has(p, GS_P_GPU_MEM) ? gs_fmt_bytes(p->gpu_mem_bytes, t, sizeof(t)) : "N/A");
-        break;
-    case GS_COL_SM: pct_cell(b, n, w, p, GS_P_SM_UTIL, p->sm_util_pct); break;
-    case GS_COL_MBW: pct_cell(b, n, w, p, GS_P_MEM_UTIL, p->mem_util_pct); break;
-    case GS_COL_ENC: pct_cell(b, n, w, p, GS_P_ENC_UTIL, p->enc_util_pct); break;
-    case GS_COL_DEC: pct_cell(b, n, w, p, GS_P_DEC_UTIL, p->dec_util_pct); break;
+        return gs_put_pad(p, gs_proc_has(pr, GS_P_GPU_MEM) ? gs_fmt_bytes(pr->gpu_mem_bytes, t, sizeof(t)) : "N/A",
+                          w, true);
+    case GS_COL_SM: return num_cell(p, w, gs_proc_has(pr, GS_P_SM_UTIL), pr->sm_util_pct);
+    case GS_COL_MBW: return num_cell(p, w, gs_proc_has(pr, GS_P_MEM_UTIL), pr->mem_util_pct);
+    case GS_COL_ENC: return num_cell(p, w, gs_proc_has(pr, GS_P_ENC_UTIL), pr->enc_util_pct);
+    case GS_COL_DEC: return num_cell(p, w, gs_proc_has(pr, GS_P_DEC_UTIL), pr->dec_util_pct);
     case GS_COL_CPU:
-        if (gs_proc_has(p, GS_P_CPU))
-            snprintf(b, n, "%*.1f", w, p->cpu_pct);
-        else
-            snprintf(b, n, "%*s", w, "-");
-        break;
+        if (!gs_proc_has(pr, GS_P_CPU))
+            return gs_put_pad(p, "-", w, true);
+        { /* one decimal, rounded like %.1f */
+            uint64_t tenths = pr->cpu_pct > 0 ? (uint64_t)(pr->cpu_pct * 10.0 + 0.5) : 0;
+            char *q = gs_put_u(t, tenths / 10);
+            *q++ = '.';
+            *q++ = (char)('0' + tenths % 10);
+            *q = '\0';
+        }
+        return gs_put_pad(p, t, w, true);
     case GS_COL_HMEM:
-        snprintf(b, n, "%*s", w, gs_proc_has(p, GS_P_RSS) ? gs_fmt_bytes(p->rss_bytes, t, sizeof(t)) : "-");
-        break;
+        return gs_put_pad(p, gs_proc_has(pr, GS_P_RSS) ? gs_fmt_bytes(pr->rss_bytes, t, sizeof(t)) : "-", w, true);
     case GS_COL_TIME:
-        snprintf(b, n, "%*s", w, gs_proc_has(p, GS_P_START) ? gs_fmt_age(p->age_s, t, sizeof(t)) : "-");
-        break;
+        return gs_put_pad(p, gs_proc_has(pr, GS_P_START) ? gs_fmt_age(pr->age_s, t, sizeof(t)) : "-", w, true);
     case GS_COL_CONT:
-        if (p->pod_uid[0])
-            snprintf(b, n, "pod:%.8s", p->pod_uid);
-        else
-            snprintf(b, n, "%-*.*s", w, w, p->container_id[0] ? p->container_id : "-");
-        break;
-    default: cmd_cell(ui, row, b, n); break;
+        if (pr->pod_uid[0]) {
+            memcpy(t, "pod:", 4);
+            memcpy(t + 4, pr->pod_uid, 8);
+            t[12] = '\0';
+            return gs_put_pad(p, t, w, false);
+        }
+        return gs_put_pad(p, pr->container_id[0] ? pr->container_id : "-", w, false);
+    default: return cmd_cell(ui, row, p, end);
     }
 }
 
+/* The whole row into one buffer (columns separated by a space), drawn as one run. */
 static void table_row(struct gs_ui *ui, const struct gs_row *row, int y, bool selected)
 {
-    char b[GS_CMDLINE_MAX + 96];
+    char b[GS_CMDLINE_MAX + 400];
+    char *p = b, *end = b + sizeof(b);
     bool lost = ui->view.gpus[row->gpu].state != GS_GPU_OK;
     enum gs_role r = selected ? GS_R_SELECT : lost ? GS_R_DIM : GS_R_NORMAL;
 
-    if (selected) {
-        attrset(ui->attr[GS_R_SELECT]);
-        mvhline(y, 0, ' ', COLS);
-    }
     for (int c = 0; c < GS_COL_COUNT; c++) {
         if (!ui->col_w[c])
             continue;
-        cell_text(ui, row, c, b, sizeof(b));
-        gs_put(ui, y, ui->col_x[c], ui->col_w[c], r, b);
+        while (p - b < ui->col_x[c])
+            *p++ = ' ';
+        p = cell(ui, row, c, p, end);
     }
+    *p = '\0';
+    gs_put_line(ui, y, r, b);
 }
 
 /* Keep the selection inside the rows and on screen. */
@@ -170,10 +192,13 @@ void gs_draw_table(struct gs_ui *ui)
     table_columns(ui);
     table_header(ui, l->table_y);
     table_scroll(ui, nvis);
-    for (int i = 0; i < nvis && ui->top + i < (long)ui->rows.n; i++) {
+    int i = 0;
+    for (; i < nvis && ui->top + i < (long)ui->rows.n; i++) {
         long k = ui->top + i;
         table_row(ui, &ui->rows.v[k], l->table_y + 1 + i, k == ui->sel);
     }
+    for (; i < nvis; i++) /* no erase() before a partial frame: blank what is left */
+        mvhline(l->table_y + 1 + i, 0, ' ' | ui->attr[GS_R_NORMAL], COLS);
     if (!ui->rows.n && nvis > 0)
         gs_put(ui, l->table_y + 1, 2, COLS - 2, GS_R_DIM,
                ui->filter[0] ? "no process matches the filter (Esc clears it)"

@@ -78,7 +78,9 @@ const struct gs_row *gs_ui_selected(const struct gs_ui *ui)
 
 void gs_ui_rebuild_rows(struct gs_ui *ui)
 {
-    if (gs_rows_build(&ui->rows, &ui->view, ui->filter) < 0)
+    ui->table_dirty = true;
+    ui->rows_valid = gs_rows_build(&ui->rows, &ui->view, ui->filter) == 0;
+    if (!ui->rows_valid)
         ui->rows.n = 0;
     gs_rows_sort(&ui->rows, ui->conf.sort_col, ui->conf.sort_desc);
     if (ui->conf.tree)
@@ -142,14 +144,24 @@ static void on_snapshot(struct gs_ui *ui)
     uint32_t before = ui->hist.ngpus;
     keep_last_good(ui);
     ui->have_snap = true;
-    if (before != ui->view.ngpus)
+    if (before != ui->view.ngpus) {
         gs_ui_relayout(ui);
+        ui->full = true;
+    }
     gs_hist_push(&ui->hist, &ui->view);
     gs_pmem_update(&ui->pmem, &ui->view, ui->view.wall.tv_sec);
+    /* Same processes with the same values: keep the order, skip the sort and
+     * leave the table on screen as it is. */
+    uint64_t fp = gs_rows_fingerprint(&ui->view);
+    if (fp == ui->procs_fp && ui->rows_valid && gs_rows_repoint(&ui->rows, &ui->view))
+        return;
+    ui->procs_fp = fp;
     gs_ui_rebuild_rows(ui);
 }
 
-static void draw(struct gs_ui *ui)
+/* full: erase and draw everything (after a key, a resize, a mode change);
+ * otherwise only what a new snapshot changes (see gs_draw_gpus, table_dirty). */
+static void draw(struct gs_ui *ui, bool full)
 {
     switch (ui->mode) {
     case GS_MODE_HELP:
@@ -159,10 +171,17 @@ static void draw(struct gs_ui *ui)
         gs_draw_detail(ui);
         break;
     default:
-        erase();
+        full = full || ui->full;
+        if (full) {
+            erase();
+            ui->table_dirty = true;
+        }
+        ui->full = false;
         gs_draw_title(ui);
-        gs_draw_gpus(ui);
-        gs_draw_table(ui);
+        gs_draw_gpus(ui, full);
+        if (ui->table_dirty)
+            gs_draw_table(ui);
+        ui->table_dirty = false;
         gs_draw_footer(ui);
         if (ui->mode == GS_MODE_SIGNAL)
             gs_draw_signal(ui);
@@ -183,10 +202,10 @@ static void loop(struct gs_ui *ui)
 {
     struct pollfd pf[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
                             { .fd = gs_feed_fd(ui->feed), .events = POLLIN } };
-    draw(ui);
+    draw(ui, true);
     while (!ui->quit && !g_quit) {
         int n = poll(pf, 2, poll_timeout_ms(ui));
-        bool dirty = n == 0; /* a message expired (a resize arrives as KEY_RESIZE) */
+        bool dirty = n == 0, full = false; /* a message expired (a resize arrives as KEY_RESIZE) */
         if (n > 0 && (pf[1].revents & POLLIN)) {
             if (ui->paused) /* keep the frozen view; the rows point into it */
                 gs_feed_drain(ui->feed);
@@ -196,9 +215,9 @@ static void loop(struct gs_ui *ui)
             }
         }
         if (gs_keys_drain(ui))
-            dirty = true;
+            dirty = full = true; /* keys are rare: redraw everything after one */
         if (dirty && !ui->quit)
-            draw(ui);
+            draw(ui, full);
     }
 }
 
@@ -289,6 +308,9 @@ static void ui_release(struct gs_ui *ui)
     gs_pmem_release(&ui->pmem);
     free(ui->grid.cell);
     free(ui->last_good);
+    free(ui->drawn);
+    free(ui->drawn_state);
+    free(ui->chart_cache);
 }
 
 int gs_top_run(const struct gs_top_opts *o, struct gs_err *err)

@@ -68,6 +68,16 @@ struct gs_ui {
     bool utf8, color_ok, force_mono;
     enum gs_glyphs glyphs;
     bool quit, paused;
+    bool full;                  /* the next frame erases and redraws everything */
+    bool table_dirty;           /* the process table must be redrawn */
+    bool rows_valid;            /* rows were built from the current view */
+    uint64_t procs_fp;          /* gs_rows_fingerprint of the rows' snapshot */
+    struct gs_sample *drawn;    /* per GPU: the sample last drawn (timestamp zeroed) */
+    uint8_t *drawn_state;       /* per GPU: its state then, 0xff = never drawn */
+    uint32_t ndrawn;
+    char (*chart_cache)[GS_CELL_BYTES]; /* per GPU: the chart cells last sent to curses */
+    uint32_t chart_cache_gpus;
+    size_t chart_cache_per;     /* cells per GPU in chart_cache */
     struct gs_detail det;
 };
 
@@ -75,7 +85,8 @@ struct gs_ui {
 void gs_theme_apply(struct gs_ui *ui);
 /* meter.c */
 void gs_draw_title(struct gs_ui *ui);
-void gs_draw_gpus(struct gs_ui *ui);
+/* full: draw every GPU; else only GPUs whose readings changed since last drawn (charts always). */
+void gs_draw_gpus(struct gs_ui *ui, bool full);
 /* table.c */
 void gs_draw_table(struct gs_ui *ui);
 void gs_draw_footer(struct gs_ui *ui);
@@ -93,6 +104,8 @@ const struct gs_row *gs_ui_selected(const struct gs_ui *ui);
 
 /* Put at most w cells of s at (y, x) with a role; returns the cells used. */
 int gs_put(struct gs_ui *ui, int y, int x, int w, enum gs_role r, const char *s);
+/* Put s at column 0 of line y and blank the rest of the line (same role). */
+void gs_put_line(struct gs_ui *ui, int y, enum gs_role r, const char *s);
 /* Put a UTF-8 string whose width the caller knows fits (chart rows, glyphs) at (y, x). */
 void gs_put_cell(struct gs_ui *ui, int y, int x, enum gs_role r, const char *cell);
 

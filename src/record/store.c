@@ -49,11 +49,11 @@ static const char *const migrations[] = {
     " from_t INTEGER, to_t INTEGER, PRIMARY KEY(name, gpu, metric)) WITHOUT ROWID;"
     "CREATE VIEW series AS"
     " SELECT t, gpu, 1 AS n, util_pct, util_pct AS util_max, mem_util_pct, mem_used_mib,"
-    " mem_used_mib AS mem_used_max_mib, temp_c, temp_c AS temp_max_c, power_dw,"
+    " mem_used_mib AS mem_used_max_mib, temp_c, temp_c AS temp_max_c, mem_temp_c, pstate, power_dw,"
     " power_dw AS power_max_dw, power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle,"
     " pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad FROM sample"
     " UNION ALL SELECT t, gpu, n, util_avg, util_max, mem_util_avg, mem_used_avg_mib,"
-    " mem_used_max_mib, temp_avg_c, temp_max_c, power_avg_dw, power_max_dw, power_limit_w,"
+    " mem_used_max_mib, temp_avg_c, temp_max_c, mem_temp_max_c, NULL, power_avg_dw, power_max_dw, power_limit_w,"
     " energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, pcie_tx_avg_mbs, pcie_rx_avg_mbs,"
     " fan_avg_pct, 0 FROM rollup;",
 };

@@ -1,0 +1,89 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - `gpuscope report`: option parsing, then src/record/report.c.
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd/cmd.h"
+#include "record/record.h"
+
+static void report_usage(FILE *out)
+{
+    fprintf(out,
+        "usage: gpuscope report [--since DURATION | --from TIME --to TIME] [options]\n\n"
+        "What the history says: an HTML report (one self-contained file), terminal charts, CSV or NDJSON.\n\n"
+        "  --db FILE            history database (default: where 'gpuscope record' writes)\n"
+        "  --since DURATION     the last DURATION (default 24h): 90s, 15m, 2h, 3d\n"
+        "  --from TIME, --to TIME  RFC 3339 or 'YYYY-MM-DD HH:MM[:SS]' (local), '-2h', 'now', @EPOCH\n"
+        "  -i, --id INDEX       one GPU\n"
+        "  --pid PID            one process (per-process chart)\n"
+        "  -f, --format FMT     html (default), term, csv, json (NDJSON)\n"
+        "  -o, --output FILE    write there instead of stdout\n");
+}
+
+int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
+{
+    enum { O_DB = 256, O_SINCE, O_FROM, O_TO, O_PID };
+    static const struct option lo[] = {
+        { "db", 1, NULL, O_DB }, { "since", 1, NULL, O_SINCE }, { "from", 1, NULL, O_FROM }, { "to", 1, NULL, O_TO },
+        { "id", 1, NULL, 'i' }, { "pid", 1, NULL, O_PID }, { "format", 1, NULL, 'f' }, { "output", 1, NULL, 'o' },
+        { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+    };
+    struct gs_report_opts o = { .gpu_index = -1, .format = GS_REPORT_HTML, .width = 80 };
+    int64_t now = gs_now_ms(), since = 24 * 3600 * 1000LL;
+    const char *from = NULL, *to = NULL, *cols = getenv("COLUMNS");
+    int c;
+    (void)ctx;
+    if (cols && strtol(cols, NULL, 10) > 40)
+        o.width = (unsigned)strtol(cols, NULL, 10);
+    while ((c = getopt_long(argc, argv, "i:f:o:h", lo, NULL)) != -1) {
+        switch (c) {
+        case O_DB: o.db = optarg; break;
+        case O_SINCE:
+            if (gs_parse_duration_ms(optarg, &since) < 0 || since <= 0) {
+                fprintf(stderr, "gpuscope report: bad --since '%s' (try 2h, 30m, 7d)\n", optarg);
+                return GS_EXIT_USAGE;
+            }
+            break;
+        case O_FROM: from = optarg; break;
+        case O_TO: to = optarg; break;
+        case 'i': o.gpu_index = (int)strtol(optarg, NULL, 10); break;
+        case O_PID: o.pid = strtol(optarg, NULL, 10); break;
+        case 'f':
+            if (!strcmp(optarg, "html")) o.format = GS_REPORT_HTML;
+            else if (!strcmp(optarg, "term")) o.format = GS_REPORT_TERM;
+            else if (!strcmp(optarg, "csv")) o.format = GS_REPORT_CSV;
+            else if (!strcmp(optarg, "json") || !strcmp(optarg, "ndjson")) o.format = GS_REPORT_JSON;
+            else {
+                fprintf(stderr, "gpuscope report: --format wants html, term, csv or json\n");
+                return GS_EXIT_USAGE;
+            }
+            break;
+        case 'o': o.output = optarg; break;
+        case 'h': report_usage(stdout); return GS_EXIT_OK;
+        default: report_usage(stderr); return GS_EXIT_USAGE;
+        }
+    }
+    o.to_ms = now;
+    o.from_ms = now - since;
+    if ((to && gs_parse_time_ms(to, now, &o.to_ms) < 0) || (from && gs_parse_time_ms(from, now, &o.from_ms) < 0)) {
+        fprintf(stderr, "gpuscope report: bad time '%s' (RFC 3339, 'YYYY-MM-DD HH:MM', '-2h', 'now', @EPOCH)\n",
+                to && gs_parse_time_ms(to, now, &o.to_ms) < 0 ? to : from);
+        return GS_EXIT_USAGE;
+    }
+    if (to && !from)
+        o.from_ms = o.to_ms - since;
+    if (o.to_ms <= o.from_ms) {
+        fprintf(stderr, "gpuscope report: --to must be after --from\n");
+        return GS_EXIT_USAGE;
+    }
+    struct gs_err err = { 0 };
+    if (gs_report_run(&o, &err) < 0) {
+        gs_err_print(&err);
+        return gs_exit_from_errc(err.code);
+    }
+    return GS_EXIT_OK;
+}

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * report.c - `gpuscope report`: open the history read-only, then CSV, NDJSON
+ * (one value per row, null for no value), or chart data bucketed over the
+ * range for the HTML and terminal renderers.
+ */
+#include "record/report.h"
+
+#include <jansson.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const csv_cols[] = { "util_pct", "mem_util_pct", "mem_used_mib", "temp_c", "mem_temp_c",
+                                        "power_w", "power_limit_w", "energy_j", "sm_mhz", "mem_mhz", "throttle",
+                                        "pstate", "pcie_tx_mbs", "pcie_rx_mbs", "fan_pct", "samples" };
+#define NCSV (int)(sizeof(csv_cols) / sizeof(csv_cols[0]))
+
+static void put_val(FILE *out, json_t *row, const char *key, sqlite3_stmt *q, int col, double scale)
+{
+    bool null = sqlite3_column_type(q, col) == SQLITE_NULL;
+    if (row) {
+        if (null)
+            json_object_set_new(row, key, json_null());
+        else if (scale != 1)
+            json_object_set_new(row, key, json_real(sqlite3_column_double(q, col) * scale));
+        else
+            json_object_set_new(row, key, json_integer(sqlite3_column_int64(q, col)));
+        return;
+    }
+    if (null)
+        fputs(",", out);
+    else if (scale != 1)
+        fprintf(out, ",%.*f", scale < 0.01 ? 3 : 1, sqlite3_column_double(q, col) * scale);
+    else
+        fprintf(out, ",%lld", (long long)sqlite3_column_int64(q, col));
+}
+
+static int export_rows(FILE *out, struct gs_store *st, const struct gs_report_opts *o, struct gs_err *err)
+{
+    sqlite3_stmt *q;
+    bool json = o->format == GS_REPORT_JSON;
+    int rc = sqlite3_prepare_v2(gs_store_db(st),
+        "SELECT s.t, g.idx, g.uuid, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw,"
+        " power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct, n"
+        " FROM series s JOIN gpu g ON g.id = s.gpu WHERE s.t >= ?1 AND s.t < ?2 AND (?3 < 0 OR g.idx = ?3)"
+        " ORDER BY s.t, g.idx", -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return gs_store_sqlerr(err, rc, gs_store_path(st), "reading");
+    sqlite3_bind_int64(q, 1, o->from_ms);
+    sqlite3_bind_int64(q, 2, o->to_ms);
+    sqlite3_bind_int(q, 3, o->gpu_index);
+    if (!json) {
+        fputs("time,gpu,uuid", out);
+        for (int i = 0; i < NCSV; i++)
+            fprintf(out, ",%s", csv_cols[i]);
+        fputc('\n', out);
+    }
+    char ts[48];
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        json_t *row = json ? json_object() : NULL;
+        gs_rfc3339(sqlite3_column_int64(q, 0), ts, sizeof(ts));
+        if (row) {
+            json_object_set_new(row, "time", json_string(ts));
+            json_object_set_new(row, "gpu", json_integer(sqlite3_column_int(q, 1)));
+            json_object_set_new(row, "uuid", json_string((const char *)sqlite3_column_text(q, 2)));
+        } else {
+            fprintf(out, "%s,%d,%s", ts, sqlite3_column_int(q, 1), sqlite3_column_text(q, 2));
+        }
+        for (int i = 0; i < NCSV; i++) {
+            double scale = i == 5 ? 0.1 : i == 7 ? 0.001 : 1;
+            put_val(out, row, csv_cols[i], q, 3 + i, scale);
+        }
+        if (row) {
+            char *s = json_dumps(row, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+            if (s)
+                fprintf(out, "%s\n", s);
+            free(s);
+            json_decref(row);
+        } else {
+            fputc('\n', out);
+        }
+    }
+    sqlite3_finalize(q);
+    if (rc != SQLITE_DONE)
+        return gs_store_sqlerr(err, rc, gs_store_path(st), "reading");
+    return 0;
+}
+
+/* ---- chart data -------------------------------------------------------------------- */
+static int gpu_slot(const struct gs_chart *c, int id)
+{
+    for (unsigned i = 0; i < c->sum.ngpus; i++)
+        if (c->sum.g[i].id == id)
+            return (int)i;
+    return -1;
+}
+
+static void load_buckets(sqlite3 *db, struct gs_chart *c)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db, "SELECT gpu, (t - ?1) * ?3 / (?2 - ?1) AS b, avg(util_pct), avg(mem_used_mib),"
+                           " avg(temp_c), avg(power_dw) / 10.0, avg(sm_mhz), avg(mem_mhz), avg(pcie_tx_mbs),"
+                           " avg(pcie_rx_mbs), max(power_limit_w), max((throttle & 232) != 0)"
+                           " FROM series WHERE t >= ?1 AND t < ?2 GROUP BY gpu, b", -1, &q, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(q, 1, c->from_ms);
+    sqlite3_bind_int64(q, 2, c->to_ms);
+    sqlite3_bind_int(q, 3, (int)c->w);
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        int g = gpu_slot(c, sqlite3_column_int(q, 0));
+        int64_t b = sqlite3_column_int64(q, 1);
+        if (g < 0 || b < 0 || b >= c->w)
+            continue;
+        for (int m = 0; m < GS_M_COUNT; m++)
+            c->v[m][(unsigned)g * c->w + (unsigned)b] =
+                sqlite3_column_type(q, 2 + m) == SQLITE_NULL ? NAN : (float)sqlite3_column_double(q, 2 + m);
+        if (sqlite3_column_int(q, 11))
+            c->serious[b] = 1;
+    }
+    sqlite3_finalize(q);
+}
+
+static void load_procs(sqlite3 *db, const struct gs_report_opts *o, struct gs_chart *c)
+{
+    sqlite3_stmt *q;
+    int64_t ids[GS_CHART_MAX_PROCS];
+    if (sqlite3_prepare_v2(db, "SELECT ps.proc, p.pid, coalesce(p.name, '?'), max(ps.gpu_mem_mib) AS m FROM proc_sample ps"
+                           " JOIN proc p ON p.id = ps.proc WHERE ps.t >= ?1 AND ps.t < ?2 AND (?3 = 0 OR p.pid = ?3)"
+                           " GROUP BY ps.proc ORDER BY m DESC LIMIT ?4", -1, &q, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(q, 1, c->from_ms);
+    sqlite3_bind_int64(q, 2, c->to_ms);
+    sqlite3_bind_int64(q, 3, o->pid);
+    sqlite3_bind_int(q, 4, GS_CHART_MAX_PROCS);
+    while (sqlite3_step(q) == SQLITE_ROW && c->nprocs < GS_CHART_MAX_PROCS) {
+        ids[c->nprocs] = sqlite3_column_int64(q, 0);
+        snprintf(c->proc_label[c->nprocs], sizeof(c->proc_label[0]), "%s (%d)", sqlite3_column_text(q, 2),
+                 sqlite3_column_int(q, 1));
+        c->nprocs++;
+    }
+    sqlite3_finalize(q);
+    if (sqlite3_prepare_v2(db, "SELECT (t - ?1) * ?3 / (?2 - ?1) AS b, sum(gpu_mem_mib) FROM proc_sample"
+                           " WHERE proc = ?4 AND t >= ?1 AND t < ?2 GROUP BY b, t", -1, &q, NULL) != SQLITE_OK)
+        return;
+    for (unsigned p = 0; p < c->nprocs; p++) {
+        sqlite3_reset(q);
+        sqlite3_bind_int64(q, 1, c->from_ms);
+        sqlite3_bind_int64(q, 2, c->to_ms);
+        sqlite3_bind_int(q, 3, (int)c->w);
+        sqlite3_bind_int64(q, 4, ids[p]);
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            int64_t b = sqlite3_column_int64(q, 0);
+            if (b >= 0 && b < c->w && sqlite3_column_type(q, 1) != SQLITE_NULL) {
+                float v = (float)sqlite3_column_double(q, 1), *slot = &c->pmem[p * c->w + (unsigned)b];
+                if (isnan(*slot) || v > *slot)
+                    *slot = v;
+            }
+        }
+    }
+    sqlite3_finalize(q);
+}
+
+static void load_marks(sqlite3 *db, struct gs_chart *c)
+{
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db, "SELECT t, coalesce(gpu, -1), kind, code, coalesce(text, '') FROM event WHERE t >= ?1"
+                           " AND t < ?2 AND kind IN ('xid', 'mark', 'gpu_lost', 'gpu_back', 'gap', 'ecc_dbe',"
+                           " 'remap_unc') ORDER BY t LIMIT 500", -1, &q, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(q, 1, c->from_ms);
+    sqlite3_bind_int64(q, 2, c->to_ms);
+    c->marks = calloc(500, sizeof(*c->marks));
+    while (c->marks && sqlite3_step(q) == SQLITE_ROW) {
+        struct gs_mark *m = &c->marks[c->nmarks++];
+        m->t = sqlite3_column_int64(q, 0);
+        m->gpu = sqlite3_column_int(q, 1);
+        snprintf(m->kind, sizeof(m->kind), "%s", sqlite3_column_text(q, 2));
+        m->code = sqlite3_column_int64(q, 3);
+        snprintf(m->text, sizeof(m->text), "%s", sqlite3_column_text(q, 4));
+    }
+    sqlite3_finalize(q);
+}
+
+int gs_chart_load(struct gs_store *st, const struct gs_report_opts *o, unsigned w, struct gs_chart *c,
+                  struct gs_err *err)
+{
+    memset(c, 0, sizeof(*c));
+    c->w = w;
+    c->from_ms = o->from_ms;
+    c->to_ms = o->to_ms;
+    if (gs_summarize(st, o->from_ms, o->to_ms, 0, o->gpu_index, &c->sum, err) < 0)
+        return -err->code;
+    size_t n = (size_t)(c->sum.ngpus ? c->sum.ngpus : 1) * w;
+    for (int m = 0; m < GS_M_COUNT; m++) {
+        c->v[m] = malloc(n * sizeof(float));
+        if (!c->v[m])
+            return gs_err_set(err, GS_E_NOMEM, "out of memory");
+        for (size_t i = 0; i < n; i++)
+            c->v[m][i] = NAN;
+    }
+    c->serious = calloc(w, 1);
+    c->pmem = malloc(GS_CHART_MAX_PROCS * w * sizeof(float));
+    if (!c->serious || !c->pmem)
+        return gs_err_set(err, GS_E_NOMEM, "out of memory");
+    for (size_t i = 0; i < GS_CHART_MAX_PROCS * w; i++)
+        c->pmem[i] = NAN;
+    sqlite3 *db = gs_store_db(st);
+    load_buckets(db, c);
+    load_procs(db, o, c);
+    load_marks(db, c);
+    return 0;
+}
+
+void gs_chart_free(struct gs_chart *c)
+{
+    for (int m = 0; m < GS_M_COUNT; m++)
+        free(c->v[m]);
+    free(c->serious);
+    free(c->pmem);
+    free(c->marks);
+}
+
+const char *gs_fmt_secs(double s, char *buf, size_t len)
+{
+    if (s < 90)
+        snprintf(buf, len, "%.0f s", s);
+    else if (s < 5400)
+        snprintf(buf, len, "%.0f min", s / 60);
+    else
+        snprintf(buf, len, "%.1f h", s / 3600);
+    return buf;
+}
+
+int gs_report_run(const struct gs_report_opts *o, struct gs_err *err)
+{
+    char path[1024];
+    if (o->db)
+        snprintf(path, sizeof(path), "%s", o->db);
+    else if (gs_store_default_path(path, sizeof(path)) < 0)
+        return gs_err_set(err, GS_E_USAGE, "no default database location: pass --db FILE");
+    struct gs_store_opts so = { .path = path, .readonly = true };
+    struct gs_store *st;
+    if (gs_store_open(&st, &so, err) < 0)
+        return -err->code;
+    FILE *out = stdout;
+    if (o->output && strcmp(o->output, "-") && !(out = fopen(o->output, "w"))) {
+        gs_err_set(err, GS_E_IO, "cannot write %s", o->output);
+        gs_store_close(st);
+        return -err->code;
+    }
+    int rc = 0;
+    if (o->format == GS_REPORT_CSV || o->format == GS_REPORT_JSON) {
+        rc = export_rows(out, st, o, err);
+    } else {
+        struct gs_chart c;
+        unsigned w = o->format == GS_REPORT_TERM ? (o->width > 40 ? o->width - 22 : 60) : 600;
+        rc = gs_chart_load(st, o, w, &c, err);
+        if (rc == 0 && o->format == GS_REPORT_HTML)
+            gs_report_html(out, st, &c);
+        else if (rc == 0)
+            gs_report_term(out, &c, true);
+        gs_chart_free(&c);
+    }
+    if (out != stdout && fclose(out) != 0 && rc == 0)
+        rc = gs_err_set(err, GS_E_IO, "cannot write %s", o->output);
+    gs_store_close(st);
+    return rc;
+}

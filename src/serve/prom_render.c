@@ -374,6 +374,13 @@ static void prom_label(struct gs_pbuf *b, const char *name, const char *value)
     gs_pbuf_addc(b, '"');
 }
 
+/* A label only when its value is not empty (Prometheus: empty = absent). */
+static void prom_label_nz(struct gs_pbuf *b, const char *name, const char *value)
+{
+    if (value && *value)
+        prom_label(b, name, value);
+}
+
 static void prom_label_u(struct gs_pbuf *b, const char *name, unsigned long long v)
 {
     char num[24];
@@ -475,13 +482,15 @@ static void prom_proc_labels(struct gs_prom *r, const struct gs_gpu *g, const st
     prom_label_u(b, "gpu", g->st.index);
     prom_label(b, "uuid", g->st.uuid);
     prom_label_u(b, "pid", p->pid);
-    prom_label(b, "comm", host ? p->comm : "");
-    prom_label(b, "user", gs_proc_has(p, GS_P_USER) ? p->user : "");
-    prom_label(b, "container", ctr);
-    prom_label(b, "pod", pod.pod ? pod.pod : "");
-    prom_label(b, "namespace", pod.ns ? pod.ns : "");
+    /* empty labels are left out: Prometheus treats label="" as no label, and
+     * per-process series are most of the exposition's bytes */
+    prom_label_nz(b, "comm", host ? p->comm : NULL);
+    prom_label_nz(b, "user", gs_proc_has(p, GS_P_USER) ? p->user : NULL);
+    prom_label_nz(b, "container", ctr);
+    prom_label_nz(b, "pod", pod.pod);
+    prom_label_nz(b, "namespace", pod.ns);
     if (r->o.process_cmdline)
-        prom_label(b, "cmdline", host ? p->cmdline : "");
+        prom_label_nz(b, "cmdline", host ? p->cmdline : NULL);
     gs_pbuf_add(&r->plab, b->data ? b->data : "", b->len);
 }
 

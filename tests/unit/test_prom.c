@@ -251,9 +251,9 @@ static void test_render_text(void **state)
     assert_non_null(strstr(t, "gpuscope_throttle_reason_active{" OWN_L0 ",reason=\"gpu_idle\"} 0\n"
                               "gpuscope_throttle_reason_active{" OWN_L0 ",reason=\"hw_thermal\"} 1\n"));
     assert_null(strstr(t, "reason=\"power_cap\""));
-    /* processes: escaped comm, no cmdline by default */
+    /* processes: escaped comm, no cmdline by default, empty labels left out */
     assert_non_null(strstr(t, "gpuscope_process_memory_bytes{" OWN_L0 ",pid=\"4243\",comm=\"bad\xef\xbf\xbd\\\"name\","
-                              "user=\"alice\",container=\"\",pod=\"\",namespace=\"\"} 4294967296\n"));
+                              "user=\"alice\"} 4294967296\n"));
     assert_non_null(strstr(t, "gpuscope_process_sm_utilization_ratio{" OWN_L0 ",pid=\"4242\""));
     assert_non_null(strstr(t, "} 0.31\n"));
     assert_null(strstr(t, "cmdline="));

@@ -7,8 +7,9 @@
  * Cost model (this runs once per GPU process per tick, so it is the sampler's
  * hot path; opening a /proc file costs ~5 us, reading an open one ~0.5 us).
  * First sight of a PID: open its directory (O_PATH) once and read stat,
- * cmdline and cgroup relative to it; the user comes from the directory's
- * owner (fstat), status is read only when that says root. RSS comes from stat
+ * cmdline and cgroup relative to it; the user comes from the kernel's pidfd
+ * info (Linux 6.13+; else the directory's owner, and status only when that
+ * says root), so status is not formatted at all. RSS comes from stat
  * and CPU from the process CPU clock, so a one-shot query opens nothing more.
  * The directory is kept: it pins the process (files opened through it fail
  * once it is reaped, even if the PID number was reused), so the second tick
@@ -31,8 +32,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/vfs.h>
 #include <time.h>
 #include <unistd.h>
@@ -171,15 +174,58 @@ static void hp_mark_gone(struct hp_rec *r, int err)
     }
 }
 
-/* The uid: on procfs the owner of the PID directory is the effective uid,
- * one fstat away; it says root also for a non-dumpable process, so root is
- * checked against the real uid in status (what gpustat and nvitop report). */
-static int hp_read_uid(const struct gs_hostproc *hp, int dfd, uint32_t *uid)
+/* struct pidfd_info as Linux 6.13 published it (PIDFD_INFO_SIZE_VER0): our
+ * own copy, as C library headers lag behind; checked on ourselves at open. */
+struct hp_pidfd_info {
+    uint64_t mask, cgroupid;
+    uint32_t pid, tgid, ppid, ruid, rgid, euid, egid, suid, sgid, fsuid, fsgid, spare0;
+};
+_Static_assert(sizeof(struct hp_pidfd_info) == 64, "PIDFD_INFO_SIZE_VER0 is 64 bytes");
+#define HP_PIDFD_GET_INFO _IOWR(0xFF, 11, struct hp_pidfd_info)
+#define HP_PIDFD_INFO_CREDS (UINT64_C(1) << 1)
+
+/* The credentials of pid (our namespace) through a pidfd: three cheap calls
+ * instead of opening and formatting PID/status. 0 or -1. */
+static int hp_pidfd_creds(uint32_t pid, struct hp_pidfd_info *info)
+{
+    int fd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+    int rc;
+
+    if (fd < 0)
+        return -1;
+    memset(info, 0, sizeof(*info));
+    info->mask = HP_PIDFD_INFO_CREDS;
+    rc = ioctl(fd, HP_PIDFD_GET_INFO, info);
+    close(fd);
+    return rc == 0 && (info->mask & HP_PIDFD_INFO_CREDS) ? 0 : -1;
+}
+
+/* Does PIDFD_GET_INFO work here, and say what we know of ourselves? */
+static bool hp_pidfd_works(void)
+{
+    struct hp_pidfd_info info;
+
+    return hp_pidfd_creds((uint32_t)getpid(), &info) == 0 && info.pid == (uint32_t)getpid() &&
+           info.ruid == (uint32_t)getuid() && info.euid == (uint32_t)geteuid();
+}
+
+/* The real uid (what status says, and what gpustat and nvitop report): from
+ * the kernel's pidfd info where it has one; else the owner of the PID
+ * directory (the effective uid, one fstat away), except that it says root
+ * also for a non-dumpable process, so root is checked in status. The caller
+ * reads through dfd afterwards, which proves the PID still named the
+ * process dfd pins when the pidfd was opened. */
+static int hp_read_uid(const struct gs_hostproc *hp, uint32_t pid, int dfd, uint32_t *uid)
 {
     char buf[HP_STATUS_BUF];
+    struct hp_pidfd_info info;
     struct stat sb;
     ssize_t n;
 
+    if (hp->pidfd_info && hp_pidfd_creds(pid, &info) == 0) {
+        *uid = info.ruid;
+        return 0;
+    }
     if (hp->is_procfs && fstat(dfd, &sb) == 0 && sb.st_uid != 0) {
         *uid = (uint32_t)sb.st_uid;
         return 0;
@@ -199,13 +245,14 @@ static int hp_load_identity(struct gs_hostproc *hp, struct hp_rec *r, int dfd)
 
     h->valid &= ~HP_IDENTITY_MASK;
     h->cmdline[0] = h->user[0] = '\0';
+    bool uid_ok = hp_read_uid(hp, r->pid, dfd, &h->uid) == 0; /* first: see hp_read_uid */
     n = hp_read_at(dfd, "cmdline", buf, GS_CMDLINE_MAX);
     if (n < 0) {
         hp_mark_gone(r, (int)-n);
         return -1;
     }
     gs_hp_set_cmdline(h, buf, (size_t)n);
-    if (hp_read_uid(hp, dfd, &h->uid) == 0) {
+    if (uid_ok) {
         gs_hp_user_name(hp, h->uid, h->user, sizeof(h->user));
         gs_proc_set(h, GS_P_USER);
     }
@@ -521,6 +568,7 @@ int gs_hostproc_open(struct gs_hostproc **out, const char *proc_root)
     hp->is_procfs = hp->root_fd >= 0 && fstatfs(hp->root_fd, &sfs) == 0 &&
                     sfs.f_type == HP_PROC_SUPER_MAGIC;
     hp->own_ns = hp->is_procfs && hp_is_own_ns(hp->root_fd);
+    hp->pidfd_info = hp->own_ns && hp_pidfd_works();
     hp->clk_tck = sysconf(_SC_CLK_TCK);
     if (hp->clk_tck <= 0)
         hp->clk_tck = 100;

@@ -50,6 +50,7 @@ struct gs_hostproc {
     int root_fd;             /* O_PATH directory of the proc root, or -1 */
     bool is_procfs;          /* root is a real procfs: descriptors may be kept */
     bool own_ns;             /* ... of our own PID namespace: PIDs are ours to clock_gettime */
+    bool pidfd_info;         /* ... and the kernel answers PIDFD_GET_INFO (Linux 6.13+) */
     long clk_tck;            /* sysconf(_SC_CLK_TCK) */
     long page_bytes;         /* sysconf(_SC_PAGESIZE) */
     bool btime_ok;

@@ -11,6 +11,7 @@
 #include "out/out.h"
 
 #include <jansson.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -438,17 +439,61 @@ struct json_t *gs_json_snapshot(const struct gs_snapshot *snap)
     return o;
 }
 
+/* jansson hands its output over token by token (thousands per snapshot);
+ * gathering them here makes that a memcpy each and one fwrite per 64 KiB
+ * instead of a locked stdio call per token. */
+#define JOUT_BYTES 65536
+
+struct jout {
+    FILE *out;
+    size_t len;
+    bool failed;
+    char buf[JOUT_BYTES];
+};
+
+static void jout_flush(struct jout *j)
+{
+    if (j->len && fwrite(j->buf, 1, j->len, j->out) != j->len)
+        j->failed = true;
+    j->len = 0;
+}
+
+static int jout_put(const char *text, size_t size, void *data)
+{
+    struct jout *j = data;
+
+    if (size > sizeof(j->buf) - j->len)
+        jout_flush(j);
+    if (size > sizeof(j->buf)) {
+        if (fwrite(text, 1, size, j->out) != size)
+            j->failed = true;
+    } else {
+        memcpy(j->buf + j->len, text, size);
+        j->len += size;
+    }
+    return j->failed ? -1 : 0;
+}
+
 int gs_json_write(FILE *out, const struct gs_snapshot *snap, bool compact)
 {
     json_t *o = gs_json_snapshot(snap);
     size_t flags = JSON_REAL_PRECISION(12) | JSON_PRESERVE_ORDER | (compact ? JSON_COMPACT : JSON_INDENT(2));
+    struct jout *j = malloc(sizeof(*j));
     int rc;
 
-    if (!o)
+    if (!o || !j) {
+        json_decref(o);
+        free(j);
         return -GS_E_NOMEM;
-    rc = json_dumpf(o, out, flags);
+    }
+    j->out = out;
+    j->len = 0;
+    j->failed = false;
+    rc = json_dump_callback(o, jout_put, j, flags);
     json_decref(o);
-    if (rc < 0 || fputc('\n', out) == EOF || ferror(out))
-        return -GS_E_IO;
-    return 0;
+    if (rc == 0 && jout_put("\n", 1, j) == 0)
+        jout_flush(j);
+    rc = rc < 0 || j->failed || ferror(out) ? -GS_E_IO : 0;
+    free(j);
+    return rc;
 }

@@ -73,7 +73,7 @@ static bool is_opt(const char *a, const char *name)
 
 static int parse_duration(const char *v, const char *name, int64_t *ms, struct gs_err *err)
 {
-    *ms = v ? gs_parse_duration_ms(v) : -1;
+    *ms = v ? gs_health_duration_ms(v) : -1;
     if (*ms < 0)
         return gs_err_set(err, GS_E_USAGE, "%s: '%s' is not a duration (10s, 500ms, 2m)", name, v ? v : "");
     return 0;

@@ -95,13 +95,18 @@ static void xid_finding(struct gs_health *h, const struct hxid *x, int32_t gpu, 
                 "it in the kernel log");
 }
 
+/* Xids from NVML events alone fade after xid_hold_s; the kernel log's stay. */
+static bool xid_active(const struct gs_health *h, const struct hxid *x)
+{
+    return x->sources != 1 || h->now_ms - x->last_ms <= (int64_t)h->cfg.xid_hold_s * 1000;
+}
+
 void hc_xid(struct gs_health *h, struct gs_findings *out)
 {
     for (uint32_t i = 0; i < h->nxids; i++) {
         const struct hxid *x = &h->xids[i];
         int32_t gpu = x->gpu != GS_NO_GPU ? x->gpu : gpu_by_pci(h, x);
-        /* Xids from NVML events alone fade after xid_hold_s; the kernel log's stay */
-        if (x->sources == 1 && h->now_ms - x->last_ms > (int64_t)h->cfg.xid_hold_s * 1000)
+        if (!xid_active(h, x))
             continue;
         xid_finding(h, x, gpu, out);
     }
@@ -111,7 +116,7 @@ static bool has_xid(const struct gs_health *h, int32_t gpu, uint32_t code)
 {
     for (uint32_t i = 0; i < h->nxids; i++) {
         const struct hxid *x = &h->xids[i];
-        if (x->xid == code && (x->gpu != GS_NO_GPU ? x->gpu : gpu_by_pci(h, x)) == gpu)
+        if (x->xid == code && xid_active(h, x) && (x->gpu != GS_NO_GPU ? x->gpu : gpu_by_pci(h, x)) == gpu)
             return true;
     }
     return false;

@@ -52,7 +52,7 @@ void gs_findings_print(FILE *out, const struct gs_findings *f, bool color)
                 count[1]);
 }
 
-int64_t gs_parse_duration_ms(const char *s)
+int64_t gs_health_duration_ms(const char *s)
 {
     char *end;
     double v = strtod(s, &end);

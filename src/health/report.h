@@ -23,7 +23,7 @@ int gs_health_cfg_set(struct gs_health_cfg *cfg, const char *assignment, struct 
 void gs_health_cfg_list(FILE *out, const struct gs_health_cfg *cfg);
 
 /* Parse "10", "10s", "500ms", "2m", "1h" into milliseconds; -1 if invalid. */
-int64_t gs_parse_duration_ms(const char *s);
+int64_t gs_health_duration_ms(const char *s);
 
 /* The simulator's virtual clock: when the NVML library is gpuscope's simulator
  * and GPUSCOPE_SIM_CLOCK is set to a non-real clock (fixed:T or file:P),

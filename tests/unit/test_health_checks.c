@@ -1,0 +1,456 @@
+/* SPDX-License-Identifier: MIT */
+/* test_health_checks.c - each health check on synthetic windows of snapshots:
+ * the planted problem is found (right code, GPU, PID) and steady healthy data
+ * gives no finding; the regression and sawtooth detectors on their own. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "health/health.h"
+
+#define MIB (1ull << 20)
+
+/* A healthy H100-like GPU at 90 % with one training process. */
+static void healthy_gpu(struct gs_gpu *g, uint32_t idx)
+{
+    memset(g, 0, sizeof(*g));
+    struct gs_static *st = &g->st;
+    st->index = idx;
+    snprintf(st->uuid, sizeof(st->uuid), "GPU-%08x-0000-0000-0000-000000000000", idx);
+    st->pci_bus = 0x18 + idx;
+    st->temp_slowdown_c = 87;
+    st->power_default_limit_mw = 700000;
+    st->pcie_max_gen = 5;
+    st->pcie_max_width = 16;
+    for (int f = 0; f < GS_S_COUNT; f++)
+        gs_static_mark(st, f, GS_ST_OK);
+    struct gs_sample *s = &g->s;
+    s->mem_total_bytes = 81559 * MIB;
+    s->mem_used_bytes = 60000 * MIB;
+    s->gpu_util_pct = 90;
+    s->temp_gpu_c = 65;
+    s->power_mw = 600000;
+    s->power_enforced_limit_mw = 700000;
+    s->clock_sm_mhz = 1900;
+    s->throttle_reasons = GS_THROTTLE_SW_POWER_CAP; /* normal under load */
+    s->pcie_gen = 5;
+    s->pcie_width = 16;
+    s->persistence_mode = 1;
+    for (int f = 0; f < GS_F_COUNT; f++)
+        gs_sample_mark(s, f, GS_ST_OK);
+    g->procs_status = GS_ST_OK;
+    g->state = GS_GPU_OK;
+    struct gs_proc *p = gs_gpu_add_proc(g);
+    p->pid = 1000 + idx;
+    p->gpu_mem_bytes = 59000 * MIB;
+    p->sm_util_pct = 88;
+    p->host_vis = GS_HOST_NOT_VISIBLE;
+    snprintf(p->name, sizeof(p->name), "python train.py");
+    gs_proc_set(p, GS_P_GPU_MEM);
+    gs_proc_set(p, GS_P_SM_UTIL);
+    gs_proc_set(p, GS_P_NAME);
+}
+
+typedef void (*mutate_fn)(struct gs_snapshot *snap, int t_s);
+
+static struct gs_health *run_window(int ngpus, int seconds, mutate_fn mutate, struct gs_findings *out,
+                                    const struct gs_health_cfg *cfg_in)
+{
+    struct gs_health_cfg cfg;
+    if (cfg_in)
+        cfg = *cfg_in;
+    else
+        gs_health_cfg_default(&cfg);
+    struct gs_health *h = gs_health_new(&cfg);
+    assert_non_null(h);
+    for (int t = 0; t <= seconds; t++) {
+        struct gs_snapshot snap;
+        gs_snapshot_init(&snap);
+        snap.ngpus = (uint32_t)ngpus;
+        snap.gpus = calloc((size_t)ngpus, sizeof(*snap.gpus));
+        for (int i = 0; i < ngpus; i++)
+            healthy_gpu(&snap.gpus[i], (uint32_t)i);
+        if (mutate)
+            mutate(&snap, t);
+        assert_int_equal(gs_health_add(h, &snap, (int64_t)t * 1000), 0);
+        gs_snapshot_release(&snap);
+    }
+    gs_health_eval(h, out);
+    return h;
+}
+
+static void expect_only(const struct gs_findings *f, const char *code, int gpu, uint32_t pid)
+{
+    for (size_t i = 0; i < f->n; i++)
+        fprintf(stderr, "  finding: %s gpu=%d pid=%u %s\n", f->v[i].code, f->v[i].gpu, f->v[i].pid, f->v[i].title);
+    assert_int_equal(f->n, 1);
+    assert_string_equal(f->v[0].code, code);
+    assert_int_equal(f->v[0].gpu, gpu);
+    assert_int_equal(f->v[0].pid, pid);
+}
+
+static void check(int ngpus, int seconds, mutate_fn m, const char *code, int gpu, uint32_t pid)
+{
+    struct gs_findings f = { 0 };
+    struct gs_health *h = run_window(ngpus, seconds, m, &f, NULL);
+    if (code)
+        expect_only(&f, code, gpu, pid);
+    else
+        assert_int_equal(f.n, 0);
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+/* ---- healthy -------------------------------------------------------------------------- */
+
+static void m_noise(struct gs_snapshot *s, int t)
+{
+    for (uint32_t i = 0; i < s->ngpus; i++) {
+        struct gs_gpu *g = &s->gpus[i];
+        g->s.gpu_util_pct = 85 + (uint32_t)((t * 7 + i * 3) % 15);
+        g->s.temp_gpu_c = 60 + (t % 9);
+        g->procs[0].gpu_mem_bytes = (57000 + (uint64_t)((t * 131) % 7000)) * MIB;
+    }
+}
+
+static void test_healthy_steady(void **state)
+{
+    (void)state;
+    check(8, 600, m_noise, NULL, 0, 0);
+}
+
+/* ---- processes -------------------------------------------------------------------------- */
+
+static void m_leak(struct gs_snapshot *s, int t)
+{
+    s->gpus[1].procs[0].gpu_mem_bytes = (4096 + 20 * (uint64_t)t) * MIB;
+}
+
+static void m_slow_growth(struct gs_snapshot *s, int t)
+{
+    s->gpus[1].procs[0].gpu_mem_bytes = (4096 + 5 * (uint64_t)t) * MIB;
+}
+
+static void m_plateau(struct gs_snapshot *s, int t)
+{
+    s->gpus[1].procs[0].gpu_mem_bytes = (4096 + 40 * (uint64_t)(t < 50 ? t : 50)) * MIB;
+}
+
+static void m_saw_mem(struct gs_snapshot *s, int t)
+{
+    s->gpus[1].procs[0].gpu_mem_bytes = (20000 + 150 * (uint64_t)(t % 45)) * MIB;
+}
+
+static void test_leak(void **state)
+{
+    (void)state;
+    check(2, 120, m_leak, "proc.memory_leak", 1, 1001);
+    check(2, 120, m_slow_growth, NULL, 0, 0);
+    check(2, 120, m_plateau, NULL, 0, 0);
+    check(2, 120, m_saw_mem, NULL, 0, 0);
+    check(2, 40, m_leak, NULL, 0, 0); /* too short a window to call it */
+}
+
+static void m_idle(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[0].s.gpu_util_pct = 0;
+    s->gpus[0].procs[0].gpu_mem_bytes = 1024 * MIB;
+    snprintf(s->gpus[0].procs[0].name, sizeof(s->gpus[0].procs[0].name), "python -m ipykernel_launcher");
+}
+
+static void m_busy_alone(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[2].s.gpu_util_pct = 100;
+    s->gpus[2].nprocs = 0;
+}
+
+static void test_idle_and_busy(void **state)
+{
+    (void)state;
+    check(2, 400, m_idle, "proc.idle_memory", 0, 1000);
+    check(2, 200, m_idle, NULL, 0, 0); /* not yet 5 minutes */
+    check(3, 30, m_busy_alone, "gpu.busy_no_process", 2, 0);
+}
+
+static void m_saw(struct gs_snapshot *s, int t)
+{
+    for (uint32_t i = 0; i < s->ngpus; i++)
+        s->gpus[i].s.gpu_util_pct = (t % 20) < 12 ? 96 : 2;
+}
+
+static void test_input_stall(void **state)
+{
+    (void)state;
+    check(1, 90, m_saw, "proc.input_stall", 0, 1000);
+}
+
+static void m_lag(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[3].s.gpu_util_pct = 45;
+}
+
+static void test_lagging(void **state)
+{
+    (void)state;
+    check(4, 30, m_lag, "job.gpu_lagging", 3, 1003);
+}
+
+/* ---- GPU checks --------------------------------------------------------------------------- */
+
+static void m_hw_thermal(struct gs_snapshot *s, int t)
+{
+    if (t >= 10) {
+        s->gpus[1].s.throttle_reasons |= GS_THROTTLE_HW_THERMAL | GS_THROTTLE_HW_SLOWDOWN;
+        s->gpus[1].s.temp_gpu_c = 88;
+        s->gpus[1].s.clock_sm_mhz = 900;
+    }
+}
+
+static void m_near_slowdown(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[0].s.temp_gpu_c = 84;
+}
+
+static void m_ecc(struct gs_snapshot *s, int t)
+{
+    if (t >= 3)
+        s->gpus[0].s.ecc_vol_uncorrected = 2;
+}
+
+static void m_remap(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[1].s.remap_pending = 1;
+}
+
+static void m_width(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[0].s.pcie_width = 8;
+}
+
+static void m_gen(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[0].s.pcie_gen = 3;
+}
+
+static void m_gen_idle(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[0].s.pcie_gen = 1; /* links idle down: only judged under load */
+    s->gpus[0].s.gpu_util_pct = 0;
+    s->gpus[0].nprocs = 0;
+}
+
+static void m_replay(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.pcie_replay_count = (uint32_t)t; /* 60/min, gen5 x16 allows 31 */
+}
+
+static void m_power(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[0].s.power_enforced_limit_mw = 400000;
+}
+
+static void m_persist(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[0].s.persistence_mode = 0;
+}
+
+static void test_gpu_checks(void **state)
+{
+    (void)state;
+    check(2, 60, m_hw_thermal, "thermal.hw_slowdown", 1, 0);
+    check(1, 20, m_near_slowdown, "thermal.near_slowdown", 0, 0);
+    check(1, 10, m_ecc, "ecc.uncorrectable", 0, 0);
+    check(2, 5, m_remap, "ecc.remap_pending", 1, 0);
+    check(1, 5, m_width, "pcie.width_degraded", 0, 0);
+    check(1, 10, m_gen, "pcie.gen_degraded", 0, 0);
+    check(1, 30, m_gen_idle, NULL, 0, 0);
+    check(1, 120, m_replay, "pcie.replay_rate", 0, 0);
+    check(1, 5, m_power, "power.limit_reduced", 0, 0);
+    check(1, 5, m_persist, "config.persistence_off", 0, 0);
+}
+
+static void m_xid(struct gs_snapshot *s, int t)
+{
+    if (t == 3) {
+        s->nevents = 1;
+        s->events[0] = (struct gs_event){ .time_ms = 3000, .gpu = 1, .kind = GS_EV_XID, .data = 79 };
+    }
+    if (t >= 4) {
+        s->gpus[1].state = GS_GPU_LOST;
+        s->gpus[1].nprocs = 0;
+    }
+}
+
+static void m_lost(struct gs_snapshot *s, int t)
+{
+    if (t >= 4)
+        s->gpus[1].state = GS_GPU_LOST;
+}
+
+static void test_xid_and_lost(void **state)
+{
+    (void)state;
+    check(4, 20, m_xid, "xid.79", 1, 0);
+    check(4, 20, m_lost, "gpu.lost", 1, 0);
+    check(4, 400, m_xid, "gpu.lost", 1, 0); /* the event fades after xid_hold_s, the lost GPU stays */
+}
+
+static void test_kmsg_xid_by_pci(void **state)
+{
+    struct gs_findings f = { 0 };
+    (void)state;
+    struct gs_health *h = run_window(4, 2, NULL, &f, NULL);
+    struct gs_xid x = { .xid = 48, .gpu = GS_NO_GPU, .has_pci = true, .pci_bus = 0x1a, .pid = 77, .ts_s = 12 };
+    snprintf(x.name, sizeof(x.name), "python");
+    gs_health_add_kmsg(h, &x, 1);
+    gs_health_add_kmsg(h, &x, 1);
+    gs_health_eval(h, &f);
+    expect_only(&f, "xid.48", 2, 77);
+    assert_int_equal(f.v[0].severity, GS_SEV_CRITICAL);
+    assert_non_null(strstr(f.v[0].evidence, "2 occurrences"));
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+static void test_count_and_driver(void **state)
+{
+    struct gs_findings f = { 0 };
+    struct gs_health_cfg cfg;
+    (void)state;
+    gs_health_cfg_default(&cfg);
+    cfg.expect_gpus = 8;
+    struct gs_health *h = run_window(7, 1, NULL, &f, &cfg);
+    expect_only(&f, "gpu.count_low", GS_NO_GPU, 0);
+    gs_health_free(h);
+
+    h = gs_health_new(&cfg);
+    struct gs_err err;
+    gs_err_set(&err, GS_E_NO_DRIVER, "NVML: Driver/library version mismatch");
+    gs_health_set_open_error(h, &err);
+    gs_health_eval(h, &f);
+    expect_only(&f, "driver.version_mismatch", GS_NO_GPU, 0);
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+/* ---- CUDA_VISIBLE_DEVICES with a fixture /proc ------------------------------------------- */
+
+static char proc_root[64];
+
+static void m_visible(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[1].procs[0].host_vis = GS_HOST_VISIBLE;
+    s->gpus[0].procs[0].host_vis = GS_HOST_VISIBLE;
+}
+
+static void write_environ(uint32_t pid, const char *env, size_t len)
+{
+    char path[128];
+    snprintf(path, sizeof(path), "%s/%u", proc_root, pid);
+    mkdir(path, 0755);
+    snprintf(path, sizeof(path), "%s/%u/environ", proc_root, pid);
+    FILE *fp = fopen(path, "w");
+    assert_non_null(fp);
+    fwrite(env, 1, len, fp);
+    fclose(fp);
+}
+
+static void test_visible_devices(void **state)
+{
+    struct gs_findings f = { 0 };
+    struct gs_health_cfg cfg;
+    (void)state;
+    snprintf(proc_root, sizeof(proc_root), "/tmp/gs-health-procXXXXXX");
+    assert_non_null(mkdtemp(proc_root));
+    static const char e0[] = "HOME=/root\0CUDA_VISIBLE_DEVICES=GPU-00000000\0";            /* GPU 0: fine */
+    static const char e1[] = "CUDA_VISIBLE_DEVICES=GPU-00000000-0000\0PATH=/bin\0";         /* on GPU 1: outside */
+    write_environ(1000, e0, sizeof(e0) - 1);
+    write_environ(1001, e1, sizeof(e1) - 1);
+    gs_health_cfg_default(&cfg);
+    cfg.proc_root = proc_root;
+    struct gs_health *h = run_window(2, 3, m_visible, &f, &cfg);
+    expect_only(&f, "proc.outside_visible_devices", 1, 1001);
+    gs_findings_free(&f);
+    gs_health_free(h);
+    char cmd[160];
+    snprintf(cmd, sizeof(cmd), "rm -rf %s", proc_root);
+    assert_int_equal(system(cmd), 0);
+}
+
+/* ---- detectors ---------------------------------------------------------------------------- */
+
+static void test_linreg(void **state)
+{
+    double x[50], y[50];
+    struct gs_linreg r;
+    (void)state;
+    for (int i = 0; i < 50; i++) {
+        x[i] = 1000 + i;
+        y[i] = 3 * x[i] + 7;
+    }
+    assert_true(gs_linreg(x, y, 50, &r));
+    assert_true(fabs(r.slope - 3) < 1e-9);
+    assert_true(r.r2 > 0.999999);
+    assert_false(gs_linreg(x, y, 2, &r));
+    for (int i = 0; i < 50; i++)
+        y[i] = (i % 2) ? 10 : -10;
+    assert_true(gs_linreg(x, y, 50, &r));
+    assert_true(r.r2 < 0.1);
+}
+
+static void test_sawtooth_detector(void **state)
+{
+    double t[120], u[120];
+    struct gs_saw saw;
+    struct gs_health_cfg cfg;
+    (void)state;
+    gs_health_cfg_default(&cfg);
+    for (int i = 0; i < 120; i++) {
+        t[i] = i;
+        u[i] = (i % 20) < 12 ? 95 : 3;
+    }
+    assert_true(gs_sawtooth(t, u, 120, &cfg, &saw));
+    assert_true(fabs(saw.period_s - 20) < 0.01);
+    assert_true(fabs(saw.idle_share - 0.4) < 0.05);
+    for (int i = 0; i < 120; i++) /* steady busy */
+        u[i] = 90 + (i % 7);
+    assert_false(gs_sawtooth(t, u, 120, &cfg, &saw));
+    for (int i = 0; i < 120; i++) /* slow wave (evaluation job): mostly in between */
+        u[i] = 62 + 22 * sin(2 * M_PI * i / 90.0);
+    assert_false(gs_sawtooth(t, u, 120, &cfg, &saw));
+    for (int i = 0; i < 120; i++) /* irregular bursts */
+        u[i] = ((i * i * 7) % 13) < 5 ? 95 : 2;
+    assert_false(gs_sawtooth(t, u, 120, &cfg, &saw));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_healthy_steady),   cmocka_unit_test(test_leak),
+        cmocka_unit_test(test_idle_and_busy),    cmocka_unit_test(test_input_stall),
+        cmocka_unit_test(test_lagging),          cmocka_unit_test(test_gpu_checks),
+        cmocka_unit_test(test_xid_and_lost),     cmocka_unit_test(test_kmsg_xid_by_pci),
+        cmocka_unit_test(test_count_and_driver), cmocka_unit_test(test_visible_devices),
+        cmocka_unit_test(test_linreg),           cmocka_unit_test(test_sawtooth_detector),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

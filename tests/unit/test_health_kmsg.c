@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* test_health_kmsg.c - the kernel-log Xid parser on the corpus tests/fixtures/kmsg/
+ * (every documented format plus noise), single lines, and the Xid catalog. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "health/health.h"
+#include "health/kmsg.h"
+
+struct want {
+    uint32_t xid, dom, bus, dev, pid;
+    const char *name;
+    int gi, ci;
+    const char *msg_prefix;
+};
+
+static const struct want corpus[] = {
+    { 13, 0, 0x18, 0, 4242, "python", -1, -1, "Graphics SM Warp Exception" },
+    { 43, 0, 0x18, 0, 4242, "python", -1, -1, "Ch 00000008" },
+    { 31, 0, 0x2a, 0, 1946, "train.py", -1, -1, "channel 0x00000002" },
+    { 94, 4, 0x01, 0, 777, "vllm", 5, -1, "Contained: CE User Channel" },
+    { 95, 8, 0x02, 0, 0, "", 3, 1, "Uncontained: LTC TAG" },
+    { 79, 0, 0x3a, 0, 3311, "python3", -1, -1, "GPU has fallen off the bus." },
+    { 154, 0, 0x3a, 0, 3311, "python3", -1, -1, "GPU recovery action changed" },
+    { 14, 0, 0x03, 0, 0, "", -1, -1, "Channel 00000001" },
+    { 32, 0, 0x03, 0, 0, "", -1, -1, "Channel ID 00000005" },
+    { 31, 0, 0x03, 0, 0, "", -1, -1, "Ch 00000010, engmask 00000101" },
+    { 43, 0, 0x03, 0, 0, "", -1, -1, "Ch 00000020" },
+    { 48, 0, 0x5d, 0, 0, "", -1, -1, "An uncorrectable double bit error" },
+    { 63, 0, 0x5d, 0, 901, "python", -1, -1, "Row Remapper" },
+    { 119, 0x18, 0x00, 0, 5501, "nvidia-smi", -1, -1, "Timeout after 6s" },
+    { 74, 0, 0x9a, 0, 1200, "torchrun", -1, -1, "NVLink: fatal error" },
+    { 79, 0, 0x01, 0, 0, "", -1, -1, "GPU has fallen off the bus." },
+    { 79, 0, 0xab, 0, 0, "", -1, -1, "GPU has fallen off the bus." },
+};
+
+static void test_corpus(void **state)
+{
+    struct gs_kmsg_log log = { 0 };
+    struct gs_err err = { 0 };
+    (void)state;
+    assert_int_equal(gs_kmsg_read("tests/fixtures/kmsg/formats.txt", &log, &err), 0);
+    assert_int_equal(log.lines, 29);
+    assert_int_equal(log.n, sizeof(corpus) / sizeof(corpus[0]));
+    for (size_t i = 0; i < log.n; i++) {
+        const struct gs_xid *x = &log.v[i];
+        const struct want *w = &corpus[i];
+        assert_int_equal(x->xid, w->xid);
+        assert_true(x->has_pci);
+        assert_int_equal(x->pci_domain, w->dom);
+        assert_int_equal(x->pci_bus, w->bus);
+        assert_int_equal(x->pci_device, w->dev);
+        assert_int_equal(x->pid, w->pid);
+        assert_string_equal(x->name, w->name);
+        assert_int_equal(x->gi, w->gi);
+        assert_int_equal(x->ci, w->ci);
+        assert_memory_equal(x->msg, w->msg_prefix, strlen(w->msg_prefix));
+    }
+    gs_kmsg_free(&log);
+}
+
+static void test_timestamps(void **state)
+{
+    struct gs_xid x;
+    const char *a = "[  130.456250] [  T1946] NVRM: Xid (PCI:0000:2a:00): 31, pid=1, name=a, m";
+    const char *b = "6,2231,1500123456,-;NVRM: Xid (PCI:0000:3a:00): 79, GPU has fallen off the bus.";
+    const char *c = "Feb 01 14:25:31 host kernel: NVRM: Xid (PCI:0000:3a:00): 79, GPU has fallen off the bus.";
+    (void)state;
+    assert_int_equal(gs_kmsg_parse_line(a, strlen(a), &x), 1);
+    assert_true(x.ts_s > 130.45 && x.ts_s < 130.46);
+    assert_int_equal(gs_kmsg_parse_line(b, strlen(b), &x), 1);
+    assert_true(x.ts_s > 1500.12 && x.ts_s < 1500.13);
+    assert_int_equal(x.pid, 0); /* pid/name absent on this driver */
+    assert_string_equal(x.msg, "GPU has fallen off the bus.");
+    assert_int_equal(gs_kmsg_parse_line(c, strlen(c), &x), 1);
+    assert_true(x.ts_s < 0);
+}
+
+static void test_noise_and_garbage(void **state)
+{
+    static const char *const lines[] = {
+        "", "NVRM", "NVRM: Xid (", "NVRM: Xid ()", "NVRM: Xid (PCI:0000:18:00): ", "NVRM: Xid (x): -3, a",
+        "NVRM: Xid (PCI:0000:18:00): 12345678, overlong code", "random line mentioning Xid 79",
+        "nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32",
+        "NVRM: GPU 0000:d8:00.0: RmInitAdapter failed! (0x26:0xffff:1227)",
+    };
+    struct gs_xid x;
+    (void)state;
+    for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++)
+        assert_int_equal(gs_kmsg_parse_line(lines[i], strlen(lines[i]), &x), 0);
+    /* a location without PCI still yields the code */
+    const char *odd = "NVRM: Xid (GPU-deadbeef): 45, pid=1, name=x, Ch 00000001";
+    assert_int_equal(gs_kmsg_parse_line(odd, strlen(odd), &x), 1);
+    assert_int_equal(x.xid, 45);
+    assert_false(x.has_pci);
+}
+
+static void test_catalog(void **state)
+{
+    (void)state;
+    const struct gs_xid_info *x = gs_xid_lookup(79);
+    assert_non_null(x);
+    assert_int_equal(x->severity, GS_SEV_CRITICAL);
+    assert_non_null(gs_xid_lookup(8));
+    assert_non_null(gs_xid_lookup(158));
+    assert_int_equal(gs_xid_lookup(43)->severity, GS_SEV_INFO);
+    assert_int_equal(gs_xid_lookup(94)->severity, GS_SEV_WARNING);
+    assert_null(gs_xid_lookup(185));
+    assert_null(gs_xid_lookup(0));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_timestamps),
+        cmocka_unit_test(test_noise_and_garbage),
+        cmocka_unit_test(test_catalog),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -107,6 +107,7 @@ struct gpu_view {
     const struct gs_gpu *g;
     const struct gs_sample *s;  /* current, or last good when lost */
     bool lost;
+    uint32_t gi;                /* slot in the snapshot */
 };
 
 static void title_left(struct gs_ui *ui, char *buf, size_t len)
@@ -218,8 +219,24 @@ static int put_seq(struct gs_ui *ui, int y, int x, int end, enum gs_role r, cons
     return x + gs_put(ui, y, x, end - x, r, s) + 2;
 }
 
-/* Badges: LOST (with time), ECC errors. Returns the x after them. */
-static int draw_badges(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int end)
+/* The Xid badge: the latest Xid seen since top started, in words, with its time. */
+static int draw_xid(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int end)
+{
+    char b[96];
+
+    gs_xid_badge(&ui->xids, v->gi, b + 1, sizeof(b) - 2);
+    if (!b[1])
+        return x;
+    size_t bl = strlen(b);
+    b[0] = ' ';
+    b[bl] = ' ';
+    b[bl + 1] = '\0';
+    return put_seq(ui, y, x, end, gs_xid_severe(ui->xids.v[v->gi].last) ? GS_R_BAD : GS_R_WARN, b);
+}
+
+/* Badges: LOST (with time), Xid (xid: here, not on the clocks line), ECC errors.
+ * Returns the x after them. */
+static int draw_badges(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int end, bool xid)
 {
     char b[96];
     if (v->lost || v->g->state == GS_GPU_ERROR) {
@@ -234,6 +251,8 @@ static int draw_badges(struct gs_ui *ui, const struct gpu_view *v, int y, int x,
             snprintf(b, sizeof(b), " GPU LOST at %s ", v->g->lost_since ? at : "?");
         x = put_seq(ui, y, x, end, GS_R_BAD, b);
     }
+    if (xid)
+        x = draw_xid(ui, v, y, x, end);
     if (!v->lost && gs_sample_has(v->s, GS_F_ECC_VOL_UNCORR) && v->s->ecc_vol_uncorrected) {
         snprintf(b, sizeof(b), " ECC %llu uncorrectable ",
                  (unsigned long long)v->s->ecc_vol_uncorrected);
@@ -251,7 +270,7 @@ static void gpu_info_line(struct gs_ui *ui, const struct gpu_view *v, int y, int
     snprintf(b, sizeof(b), "%-2u %-*.*s", v->g->st.index, full ? 24 : 18, full ? 24 : 18,
              full ? v->g->st.name : short_name(v->g->st.name));
     x = put_seq(ui, y, x, end, v->lost ? GS_R_DIM : GS_R_TITLE, b);
-    x = draw_badges(ui, v, y, x, end); /* first, so a narrow screen still shows them */
+    x = draw_badges(ui, v, y, x, end, !full); /* first, so a narrow screen still shows them */
     snprintf(b, sizeof(b), gs_sample_has(v->s, GS_F_PSTATE) ? "P%-2u" : "P? ", v->s->pstate);
     x = put_seq(ui, y, x, end, dim, b);
     fmt_temp(v, b, sizeof(b));
@@ -315,6 +334,7 @@ static void gpu_clocks_line(struct gs_ui *ui, const struct gpu_view *v, int y, i
         snprintf(b, sizeof(b), "ENC %u%% DEC %u%%", s->enc_util_pct, s->dec_util_pct);
         x = put_seq(ui, y, x, end, dim, b);
     }
+    x = draw_xid(ui, v, y, x, end); /* the full layout's first line is full enough */
     uint64_t thr = bad_throttle(s);
     if (thr) {
         snprintf(b, sizeof(b), "throttled: %s", gs_throttle_str(thr, r, sizeof(r)));
@@ -348,10 +368,16 @@ static void gpu_one_line(struct gs_ui *ui, const struct gpu_view *v, int y)
     x += (int)strlen(b) + 1;
     uint64_t thr = bad_throttle(s);
     if (v->lost)
-        gs_put(ui, y, x, cols - x, GS_R_BAD, " LOST ");
+        x += gs_put(ui, y, x, cols - x, GS_R_BAD, " LOST ") + 1;
     else if (v->g->state == GS_GPU_ERROR)
-        gs_put(ui, y, x, cols - x, GS_R_BAD, " ERROR ");
-    else if (thr) {
+        x += gs_put(ui, y, x, cols - x, GS_R_BAD, " ERROR ") + 1;
+    if (v->gi < ui->xids.n && ui->xids.v[v->gi].count) { /* short: "Xid 79" */
+        char xb[24];
+        snprintf(xb, sizeof(xb), " Xid %u ", ui->xids.v[v->gi].last);
+        x += gs_put(ui, y, x, cols - x, gs_xid_severe(ui->xids.v[v->gi].last) ? GS_R_BAD : GS_R_WARN,
+                    xb) + 1;
+    }
+    if (thr && !v->lost && v->g->state != GS_GPU_ERROR) {
         gs_throttle_str(thr, r, sizeof(r));
         gs_put(ui, y, x, cols - x, GS_R_WARN, r);
     }
@@ -542,6 +568,7 @@ static bool gpu_changed(struct gs_ui *ui, uint32_t i, const struct gpu_view *v, 
     }
     struct gs_sample now = *v->s;
     now.timestamp_ns = 0; /* changes every tick, never shown */
+    now.xid_count = i < ui->xids.n ? ui->xids.v[i].count : 0; /* the badge (lost GPUs too) */
     uint8_t state = (uint8_t)(v->g->state | (v->lost ? 0x10 : 0));
     *state_changed = ui->drawn_state[i] != state;
     bool same = !*state_changed && !memcmp(&ui->drawn[i], &now, sizeof(now));
@@ -557,7 +584,7 @@ void gs_draw_gpus(struct gs_ui *ui, bool full)
 
     for (int i = 0; i < l->gpus_shown && (uint32_t)i < ui->view.ngpus; i++) {
         const struct gs_gpu *g = &ui->view.gpus[i];
-        struct gpu_view v = { g, &g->s, g->state == GS_GPU_LOST };
+        struct gpu_view v = { g, &g->s, g->state == GS_GPU_LOST, (uint32_t)i };
         if (v.lost && (uint32_t)i < ui->nlast && ui->last_good[i].valid)
             v.s = &ui->last_good[i];
         bool state_changed = false;

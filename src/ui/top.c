@@ -149,6 +149,7 @@ static void on_snapshot(struct gs_ui *ui)
         ui->full = true;
     }
     gs_hist_push(&ui->hist, &ui->view);
+    gs_xid_track_update(&ui->xids, &ui->view);
     gs_pmem_update(&ui->pmem, &ui->view, ui->view.wall.tv_sec);
     /* Same processes with the same values: keep the order, skip the sort and
      * leave the table on screen as it is. */
@@ -305,6 +306,7 @@ static void ui_release(struct gs_ui *ui)
     gs_snapshot_release(&ui->view);
     gs_rows_release(&ui->rows);
     gs_hist_release(&ui->hist);
+    gs_xid_track_release(&ui->xids);
     gs_pmem_release(&ui->pmem);
     free(ui->grid.cell);
     free(ui->last_good);

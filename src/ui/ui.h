@@ -20,6 +20,7 @@
 #include "ui/hist.h"
 #include "ui/rows.h"
 #include "ui/top.h"
+#include "ui/xid.h"
 
 enum gs_mode { GS_MODE_MAIN, GS_MODE_HELP, GS_MODE_DETAIL, GS_MODE_SIGNAL, GS_MODE_FILTER };
 
@@ -49,6 +50,7 @@ struct gs_ui {
     struct gs_sample *last_good; /* per GPU: the latest sample taken while it was OK */
     uint32_t nlast;
     struct gs_hist hist;
+    struct gs_xid_track xids;   /* Xids per GPU since top started (badges) */
     struct gs_pmem pmem;
     struct gs_rows rows;
     struct gs_layout lay;

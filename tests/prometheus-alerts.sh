@@ -1,0 +1,133 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# prometheus-alerts.sh - an alert fires end to end: a private Prometheus (Debian's 2.42, on
+# loopback, 1 s scrape and evaluation intervals) loads deploy/prometheus/gpuscope-alerts.yml
+# and scrapes `gpuscope serve` on the xid79 scenario. The test steps the simulator's clock
+# (GPUSCOPE_SIM_CLOCK=file:) past t=5 s once Prometheus has seen four GPUs, so GPU 2 reports
+# Xid 79 and falls off the bus; then, through the HTTP API:
+#   - GpuXidCritical{gpu="2",xid="79"} is firing, within 30 s;
+#   - GpuMissing and GpuDown (which wait 2 m / 1 m before firing) are pending or firing;
+#   - no GPU alert names another GPU.
+# It also runs every query of the Grafana dashboards against this Prometheus, so a PromQL
+# syntax error in deploy/grafana fails here. Exit 77 (skipped) without prometheus or promtool.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+GS=${GPUSCOPE:-$ROOT/build/gpuscope}
+for t in prometheus curl python3; do
+    command -v "$t" >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
+done
+[ -x "$GS" ] && [ -f "$ROOT/build/sim/current/libnvidia-ml.so.1" ] || { echo "SKIP: build first"; exit 77; }
+
+TMP=$(mktemp -d)
+GS_PID= PROM_PID=
+cleanup() {
+    [ -n "$GS_PID" ] && kill "$GS_PID" 2>/dev/null && wait "$GS_PID" 2>/dev/null
+    [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "--- gpuscope stderr"; cat "$TMP/gs.err"; echo "--- prometheus log (tail)";
+         tail -n 20 "$TMP/prom.log" 2>/dev/null; echo "--- alerts"; cat "$TMP/alerts.json" 2>/dev/null; exit 1; }
+
+# 1. the exporter on xid79, its clock held at t=1 s (four working GPUs)
+echo 1 >"$TMP/clock"
+GPUSCOPE_NVML_LIB=$ROOT/build/sim/current/libnvidia-ml.so.1 GPUSCOPE_SIM_SCENARIO=xid79 \
+GPUSCOPE_SIM_SCENARIO_DIR=$ROOT/sim/scenarios GPUSCOPE_SIM_CLOCK=file:$TMP/clock \
+    "$GS" serve --listen 127.0.0.1:0 --interval 200ms --hostname=alert-node 2>"$TMP/gs.err" &
+GS_PID=$!
+for _ in $(seq 1 100); do
+    GS_PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$TMP/gs.err")
+    [ -n "$GS_PORT" ] && break
+    sleep 0.1
+done
+[ -n "${GS_PORT:-}" ] || fail "gpuscope serve did not start"
+
+# 2. Prometheus with our rules (job "gpuscope", as the rules expect)
+PROM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cp "$ROOT/deploy/prometheus/gpuscope-alerts.yml" "$TMP/"
+cat >"$TMP/prometheus.yml" <<YML
+global: {scrape_interval: 1s, scrape_timeout: 800ms, evaluation_interval: 1s}
+rule_files: [gpuscope-alerts.yml]
+scrape_configs:
+  - job_name: gpuscope
+    static_configs: [{targets: ['127.0.0.1:$GS_PORT']}]
+YML
+prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/data" \
+    --web.listen-address="127.0.0.1:$PROM_PORT" >"$TMP/prom.log" 2>&1 &
+PROM_PID=$!
+API="http://127.0.0.1:$PROM_PORT"
+for _ in $(seq 1 60); do curl -sf "$API/-/ready" >/dev/null && break; sleep 0.5; done
+curl -sf "$API/-/ready" >/dev/null || fail "prometheus not ready"
+
+query() { curl -sf --get --data-urlencode "query=$1" "$API/api/v1/query" |
+          python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")'; }
+rules_loaded=$(curl -sf "$API/api/v1/rules" | python3 -c 'import json,sys; print(sum(len(g["rules"]) for g in json.load(sys.stdin)["data"]["groups"]))')
+[ "${rules_loaded:-0}" -ge 15 ] || fail "prometheus loaded ${rules_loaded:-no} rules"
+
+# 3. wait until the recording rule has seen four GPUs, then lose GPU 2
+seen=
+for _ in $(seq 1 60); do
+    seen=$(query 'max_over_time(instance:gpuscope_gpus_up:sum[1m])')
+    [ "$seen" = 4 ] && break
+    sleep 0.5
+done
+[ "$seen" = 4 ] || fail "prometheus never saw 4 GPUs up (got '$seen')"
+echo 6 >"$TMP/clock"
+t0=$(date +%s)
+
+# 4. the alerts, through the HTTP API
+state() { # state ALERTNAME [label=value...]: firing / pending / ""
+    python3 -c '
+import json, sys
+name, want = sys.argv[2], dict(a.split("=", 1) for a in sys.argv[3:])
+st = ""
+for a in json.load(open(sys.argv[1]))["data"]["alerts"]:
+    l = a["labels"]
+    if l.get("alertname") == name and all(l.get(k) == v for k, v in want.items()):
+        st = a["state"] if st != "firing" else st
+print(st)' "$TMP/alerts.json" "$@"
+}
+xid= missing= down=
+while [ $(($(date +%s) - t0)) -le 30 ]; do
+    curl -sf "$API/api/v1/alerts" >"$TMP/alerts.json" || fail "GET /api/v1/alerts"
+    xid=$(state GpuXidCritical gpu=2 xid=79 severity=critical instance="127.0.0.1:$GS_PORT")
+    missing=$(state GpuMissing)
+    down=$(state GpuDown gpu=2)
+    [ "$xid" = firing ] && [ -n "$missing" ] && [ -n "$down" ] && break
+    sleep 0.5
+done
+[ "$xid" = firing ] || fail "GpuXidCritical{gpu=2,xid=79} is '${xid:-absent}' after 30 s"
+[ -n "$missing" ] || fail "GpuMissing neither pending nor firing after 30 s"
+[ -n "$down" ] || fail "GpuDown{gpu=2} neither pending nor firing after 30 s"
+others=$(python3 -c 'import json,sys
+print(" ".join(sorted({a["labels"]["alertname"]+"/gpu"+a["labels"]["gpu"] for a in json.load(sys.stdin)["data"]["alerts"]
+      if a["labels"].get("gpu") not in (None, "2")})))' <"$TMP/alerts.json")
+[ -z "$others" ] || fail "alerts for GPUs that are fine: $others"
+took=$(($(date +%s) - t0))
+
+# 5. every dashboard query parses and runs here
+python3 - "$ROOT" "$API" <<'PY' || fail "dashboard queries"
+import glob, json, os, sys, urllib.parse, urllib.request
+root, api = sys.argv[1], sys.argv[2]
+subst = {"$instance": ".*", "$gpu": ".*", "$namespace": ".*", "$__rate_interval": "1m", "$__range": "5m"}
+bad = 0
+for path in sorted(glob.glob(os.path.join(root, "deploy/grafana/*.json"))):
+    d = json.load(open(path))
+    exprs = [t["expr"] for p in d["panels"] for t in p.get("targets", [])]
+    exprs += [v["query"]["query"] for v in d["templating"]["list"] if isinstance(v.get("query"), dict)]
+    exprs += [a["expr"] for a in d.get("annotations", {}).get("list", []) if a.get("expr")]
+    for e in exprs:
+        q = e
+        for k, v in subst.items():
+            q = q.replace(k, v)
+        if q.startswith("label_values("):  # a Grafana function: check its selector
+            q = q[len("label_values("):q.rindex(",")]
+        url = api + "/api/v1/query?" + urllib.parse.urlencode({"query": q})
+        try:
+            json.load(urllib.request.urlopen(url, timeout=5))
+        except Exception as ex:
+            bad += 1
+            print(f"{os.path.basename(path)}: {e!r}: {ex}")
+sys.exit(1 if bad else 0)
+PY
+echo "ok: GpuXidCritical{gpu=2,xid=79} firing ${took} s after the Xid (GpuMissing $missing, GpuDown $down); dashboard queries run"

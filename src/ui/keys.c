@@ -113,7 +113,7 @@ static void main_key(struct gs_ui *ui, int ch)
         return;
     switch (ch) {
     case 'q': case 'Q': case KEY_F(10): ui->quit = true; break;
-    case '?': case 'h': case KEY_F(1): ui->mode = GS_MODE_HELP; break;
+    case '?': case 'h': case KEY_F(1): ui->mode = GS_MODE_HELP; ui->help_top = 0; break;
     case '/': case KEY_F(3): case KEY_F(4): ui->mode = GS_MODE_FILTER; break;
     case 27: ui->filter[0] = '\0'; gs_ui_rebuild_rows(ui); break;
     case 't': case KEY_F(5): ui->conf.tree = !ui->conf.tree; gs_ui_rebuild_rows(ui); break;
@@ -189,18 +189,33 @@ static void detail_key(struct gs_ui *ui, int ch)
     }
 }
 
+static void help_key(struct gs_ui *ui, int ch)
+{
+    int page = LINES > 4 ? LINES - 3 : 1;
+    switch (ch) {
+    case KEY_RESIZE: gs_ui_relayout(ui); break;
+    case KEY_MOUSE: { MEVENT ev; getmouse(&ev); } break;
+    case KEY_DOWN: case 'j': ui->help_top++; break;
+    case KEY_UP: case 'k': ui->help_top--; break;
+    case KEY_NPAGE: case ' ': ui->help_top += page; break;
+    case KEY_PPAGE: ui->help_top -= page; break;
+    case KEY_HOME: ui->help_top = 0; break;
+    case KEY_END: ui->help_top = gs_help_scroll_max(); break;
+    default: ui->mode = GS_MODE_MAIN; return;
+    }
+    if (ui->help_top > gs_help_scroll_max())
+        ui->help_top = gs_help_scroll_max();
+    if (ui->help_top < 0)
+        ui->help_top = 0;
+}
+
 static void on_key(struct gs_ui *ui, int ch)
 {
     switch (ui->mode) {
     case GS_MODE_FILTER: if (ch == KEY_RESIZE) gs_ui_relayout(ui); else filter_key(ui, ch); break;
     case GS_MODE_SIGNAL: signal_key(ui, ch); break;
     case GS_MODE_DETAIL: detail_key(ui, ch); break;
-    case GS_MODE_HELP:
-        if (ch == KEY_RESIZE)
-            gs_ui_relayout(ui);
-        else if (ch != KEY_MOUSE)
-            ui->mode = GS_MODE_MAIN;
-        break;
+    case GS_MODE_HELP: help_key(ui, ch); break;
     default: main_key(ui, ch); break;
     }
 }

@@ -14,35 +14,130 @@
 
 #include "ui/ui.h"
 
-static const char *const help_lines[] = {
-    "gpuscope top - keys",
-    "",
-    "  ?  F1  h      this help                 q  F10        quit",
-    "  Up Down PgUp PgDn Home End             select a process (mouse: click, wheel)",
-    "  Enter         process details: command line, environment, cgroup, memory growth",
-    "  k  F9         send a signal (TERM, KILL, INT; g = whole process group), asks first",
-    "  /  F3  F4     filter: text, user:NAME, gpu:N, pid:N, type:c|g|m  (Esc clears)",
-    "  t  F5         tree view by parent process",
-    "  s  F6  > <    next / previous sort column (mouse: click a column header)",
-    "  r             reverse the sort order",
-    "  +  -          refresh interval up / down (100 ms .. 10 s)",
-    "  p  Space      pause / resume",
-    "  g             chart metric: util, mem, temp, power       G  charts on / off",
-    "  l  F2         layout: auto, full, compact, one line per GPU",
-    "  c             colour theme: dark, light, mono            a  ASCII / Unicode",
-    "  Ctrl-L        redraw the screen",
-    "",
-    "Settings are saved on exit to $XDG_CONFIG_HOME/gpuscope/top.conf.",
-    "NO_COLOR or --mono gives a monochrome screen; --ascii avoids Unicode glyphs.",
-    "",
-    "Press any key to return.",
+/* One entry per key group; the text wraps to the terminal's width. */
+static const struct {
+    const char *keys;   /* "" = a paragraph without a key column */
+    const char *text;
+} help_items[] = {
+    { "? F1 h", "this help (Up/Down/PgUp/PgDn scroll it when the terminal is short)" },
+    { "q F10", "quit" },
+    { "Up Down PgUp PgDn Home End", "select a process (mouse: click a row, wheel scrolls)" },
+    { "Enter", "process details: command line, environment, cgroup, memory growth" },
+    { "k F9", "send a signal (TERM, KILL, INT; g = to the whole process group); asks first" },
+    { "/ F3 F4", "filter: text, user:NAME, gpu:N, pid:N, type:c|g|m (Enter keeps, Esc clears)" },
+    { "t F5", "tree view: processes under their parent process" },
+    { "s F6 > <", "next / previous sort column (mouse: click a column header, again to reverse)" },
+    { "r I", "reverse the sort order" },
+    { "+ -", "refresh interval up / down (100 ms .. 10 s)" },
+    { "p Space", "pause / resume" },
+    { "g", "chart metric: util, mem, temp, power" },
+    { "G", "charts on / off" },
+    { "l F2", "layout: auto, full, compact, one line per GPU" },
+    { "c", "colour theme: dark, light, mono" },
+    { "a", "ASCII / Unicode glyphs" },
+    { "Ctrl-L", "redraw the screen" },
+    { "", "" },
+    { "", "Badges: GPU LOST (fell off the bus; last values greyed), Xid NN (the latest Xid "
+          "since top started, in words), ECC (uncorrectable errors), throttled: (why the "
+          "clocks are held down)." },
+    { "", "Settings are saved on exit to $XDG_CONFIG_HOME/gpuscope/top.conf. NO_COLOR or "
+          "--mono gives a monochrome screen; --ascii avoids Unicode glyphs." },
 };
+
+#define HELP_KEYS_W 16 /* key column; narrower terminals put the keys on their own line */
+
+/* Call line(y_index, indent, text, len) for every display line of the help at width w;
+ * returns the number of lines. */
+static int help_layout(int w, void (*line)(void *, int, int, const char *, int), void *arg)
+{
+    int n = 0;
+    for (size_t i = 0; i < sizeof(help_items) / sizeof(help_items[0]); i++) {
+        const char *k = help_items[i].keys, *t = help_items[i].text;
+        int ind = k[0] ? HELP_KEYS_W : 0;
+        if (k[0] && ((int)strlen(k) >= HELP_KEYS_W - 1 || w < HELP_KEYS_W + 20)) {
+            if (line)
+                line(arg, n, 0, k, (int)strlen(k));
+            n++;
+            k = "";
+            ind = w < HELP_KEYS_W + 20 ? 4 : HELP_KEYS_W;
+        }
+        if (!*t) {
+            n++;
+            continue;
+        }
+        bool first = true;
+        while (*t) { /* wrap at spaces to w - ind cells (ASCII text: bytes are cells) */
+            int room = w - ind > 10 ? w - ind : 10;
+            int len = (int)strlen(t);
+            if (len > room) {
+                len = room;
+                while (len > 0 && t[len] != ' ')
+                    len--;
+                if (len == 0)
+                    len = room;
+            }
+            if (line) {
+                if (first && k[0])
+                    line(arg, n, 0, k, (int)strlen(k));
+                line(arg, n, ind, t, len);
+            }
+            n++;
+            first = false;
+            t += len;
+            while (*t == ' ')
+                t++;
+        }
+    }
+    return n;
+}
+
+struct help_draw {
+    struct gs_ui *ui;
+    int first, rows;    /* display lines [first, first + rows) go on screen lines 1.. */
+};
+
+static void help_line(void *arg, int n, int x, const char *s, int len)
+{
+    struct help_draw *h = arg;
+    char b[256];
+    if (n < h->first || n >= h->first + h->rows)
+        return;
+    snprintf(b, sizeof(b), "%.*s", len, s);
+    gs_put(h->ui, 1 + n - h->first, 1 + x, COLS - 1 - x, x ? GS_R_NORMAL : GS_R_LABEL, b);
+}
+
+/* Lines of help below the title and above the status line. */
+static int help_rows(void)
+{
+    return LINES - 2 > 1 ? LINES - 2 : 1;
+}
+
+int gs_help_scroll_max(void)
+{
+    int n = help_layout(COLS - 2, NULL, NULL);
+    return n > help_rows() ? n - help_rows() : 0;
+}
 
 void gs_draw_help(struct gs_ui *ui)
 {
+    char b[120];
+    int max = gs_help_scroll_max();
+    struct help_draw h = { ui, 0, help_rows() };
+
+    if (ui->help_top > max)
+        ui->help_top = max;
+    if (ui->help_top < 0)
+        ui->help_top = 0;
+    h.first = ui->help_top;
     erase();
-    for (size_t i = 0; i < sizeof(help_lines) / sizeof(help_lines[0]) && (int)i < LINES; i++)
-        gs_put(ui, (int)i, 1, COLS - 1, i == 0 ? GS_R_TITLE : GS_R_NORMAL, help_lines[i]);
+    gs_put(ui, 0, 1, COLS - 1, GS_R_TITLE, "gpuscope top - keys");
+    help_layout(COLS - 2, help_line, &h);
+    if (max)
+        snprintf(b, sizeof(b), "[%d-%d/%d] Space/Down: more  Up: back  other keys: return",
+                 ui->help_top + 1, ui->help_top + h.rows, max + h.rows);
+    else
+        snprintf(b, sizeof(b), "Press any key to return.");
+    gs_put(ui, LINES - 1, 1, COLS - 1, GS_R_DIM, b);
 }
 
 /* ---- detail view --------------------------------------------------------------------- */

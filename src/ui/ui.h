@@ -70,6 +70,7 @@ struct gs_ui {
     bool utf8, color_ok, force_mono;
     enum gs_glyphs glyphs;
     bool quit, paused;
+    int help_top;               /* first help line shown (short terminals page it) */
     bool full;                  /* the next frame erases and redraws everything */
     bool table_dirty;           /* the process table must be redrawn */
     bool rows_valid;            /* rows were built from the current view */
@@ -95,6 +96,7 @@ void gs_draw_footer(struct gs_ui *ui);
 void gs_table_click(struct gs_ui *ui, int y, int x);
 /* panels.c */
 void gs_draw_help(struct gs_ui *ui);
+int gs_help_scroll_max(void);   /* lines the help can scroll at this terminal size */
 void gs_detail_open(struct gs_ui *ui);
 void gs_draw_detail(struct gs_ui *ui);
 void gs_draw_signal(struct gs_ui *ui);

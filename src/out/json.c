@@ -416,16 +416,13 @@ static json_t *json_time(const struct timespec *ts)
     return json_string(buf);
 }
 
-struct json_t *gs_json_snapshot(const struct gs_snapshot *snap)
+/* The snapshot object without its "gpus" (the last key). */
+static json_t *json_snapshot_head(const struct gs_snapshot *snap)
 {
     json_t *o = json_object();
-    json_t *gpus = json_array();
 
-    if (!o || !gpus) {
-        json_decref(o);
-        json_decref(gpus);
+    if (!o)
         return NULL;
-    }
     json_object_set_new(o, "schema", json_string(GS_JSON_SCHEMA));
     json_object_set_new(o, "time", json_time(&snap->wall));
     json_object_set_new(o, "time_unix_ms",
@@ -433,6 +430,19 @@ struct json_t *gs_json_snapshot(const struct gs_snapshot *snap)
     json_object_set_new(o, "sample_duration_us", json_integer((json_int_t)(snap->duration_ns / 1000)));
     json_object_set_new(o, "system", json_system(&snap->sys));
     json_object_set_new(o, "gpu_count", json_integer(snap->ngpus));
+    return o;
+}
+
+struct json_t *gs_json_snapshot(const struct gs_snapshot *snap)
+{
+    json_t *o = json_snapshot_head(snap);
+    json_t *gpus = json_array();
+
+    if (!o || !gpus) {
+        json_decref(o);
+        json_decref(gpus);
+        return NULL;
+    }
     for (uint32_t i = 0; i < snap->ngpus; i++)
         json_array_append_new(gpus, json_gpu(&snap->gpus[i]));
     json_object_set_new(o, "gpus", gpus);
@@ -474,23 +484,82 @@ static int jout_put(const char *text, size_t size, void *data)
     return j->failed ? -1 : 0;
 }
 
+/* jansson's indented output of a value dumped on its own, placed at nesting
+ * depth 2 (an element of the top object's "gpus"): every line break gains
+ * the indentation of that depth. */
+#define JOUT_GPU_INDENT "\n    "
+
+static int jout_put_nested(const char *text, size_t size, void *data)
+{
+    const char *nl;
+
+    while (size && (nl = memchr(text, '\n', size))) {
+        size_t head = (size_t)(nl - text);
+        if (jout_put(text, head, data) < 0 || jout_put(JOUT_GPU_INDENT, sizeof(JOUT_GPU_INDENT) - 1, data) < 0)
+            return -1;
+        text += head + 1;
+        size -= head + 1;
+    }
+    return size ? jout_put(text, size, data) : 0;
+}
+
+/* The head object's text without its closing brace (and the line break before it). */
+static int jout_head(struct jout *j, const struct gs_snapshot *snap, size_t flags)
+{
+    json_t *head = json_snapshot_head(snap);
+    char *text = head ? json_dumps(head, flags) : NULL;
+    size_t n = text ? strlen(text) : 0;
+    int rc = -1;
+
+    json_decref(head);
+    if (n >= 2 && text[n - 1] == '}') {
+        for (n--; n > 0 && (text[n - 1] == '\n' || text[n - 1] == ' '); n--)
+            ;
+        rc = jout_put(text, n, j);
+    }
+    free(text);
+    return rc;
+}
+
+/* The snapshot as gs_json_snapshot would dump it, written one GPU at a time:
+ * only one GPU's tree (with its processes) exists at once, so memory stays
+ * flat however many processes there are. */
+static int jout_snapshot(struct jout *j, const struct gs_snapshot *snap, bool compact)
+{
+    size_t flags = JSON_REAL_PRECISION(12) | JSON_PRESERVE_ORDER | (compact ? JSON_COMPACT : JSON_INDENT(2));
+    json_dump_callback_t put = compact ? jout_put : jout_put_nested;
+    const char *sep = compact ? "," : ",\n    ";
+    int rc = jout_head(j, snap, flags);
+
+    const char *key = compact ? ",\"gpus\":[" : ",\n  \"gpus\": [";
+    if (rc == 0)
+        rc = jout_put(key, strlen(key), j);
+    for (uint32_t i = 0; rc == 0 && i < snap->ngpus; i++) {
+        json_t *g = json_gpu(&snap->gpus[i]);
+        if (!g)
+            return -1;
+        rc = jout_put(sep + (i == 0), strlen(sep) - (i == 0), j);
+        if (rc == 0)
+            rc = json_dump_callback(g, put, j, flags);
+        json_decref(g);
+    }
+    const char *end = compact ? "]}" : snap->ngpus ? "\n  ]\n}" : "]\n}";
+    if (rc == 0)
+        rc = jout_put(end, strlen(end), j);
+    return rc;
+}
+
 int gs_json_write(FILE *out, const struct gs_snapshot *snap, bool compact)
 {
-    json_t *o = gs_json_snapshot(snap);
-    size_t flags = JSON_REAL_PRECISION(12) | JSON_PRESERVE_ORDER | (compact ? JSON_COMPACT : JSON_INDENT(2));
     struct jout *j = malloc(sizeof(*j));
     int rc;
 
-    if (!o || !j) {
-        json_decref(o);
-        free(j);
+    if (!j)
         return -GS_E_NOMEM;
-    }
     j->out = out;
     j->len = 0;
     j->failed = false;
-    rc = json_dump_callback(o, jout_put, j, flags);
-    json_decref(o);
+    rc = jout_snapshot(j, snap, compact);
     if (rc == 0 && jout_put("\n", 1, j) == 0)
         jout_flush(j);
     rc = rc < 0 || j->failed || ferror(out) ? -GS_E_IO : 0;

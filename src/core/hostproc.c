@@ -496,8 +496,9 @@ static void hp_copy_host(struct gs_proc *dst, const struct gs_proc *src)
     dst->valid = (dst->valid & ~HP_HOST_MASK) | (src->valid & HP_HOST_MASK);
     dst->host_vis = src->host_vis;
     dst->uid = src->uid;
-    hp_copy_text(dst->user, src->user, sizeof(dst->user));
-    hp_copy_text(dst->comm, src->comm, sizeof(dst->comm));
+    /* short fields whole (a few moves), the long ones up to their text */
+    memcpy(dst->user, src->user, sizeof(dst->user));
+    memcpy(dst->comm, src->comm, sizeof(dst->comm));
     hp_copy_text(dst->cmdline, src->cmdline, sizeof(dst->cmdline));
     dst->cpu_pct = src->cpu_pct;
     dst->rss_bytes = src->rss_bytes;
@@ -506,8 +507,8 @@ static void hp_copy_host(struct gs_proc *dst, const struct gs_proc *src)
     dst->ppid = src->ppid;
     dst->pgid = src->pgid;
     hp_copy_text(dst->container_id, src->container_id, sizeof(dst->container_id));
-    hp_copy_text(dst->container_runtime, src->container_runtime, sizeof(dst->container_runtime));
-    hp_copy_text(dst->pod_uid, src->pod_uid, sizeof(dst->pod_uid));
+    memcpy(dst->container_runtime, src->container_runtime, sizeof(dst->container_runtime));
+    memcpy(dst->pod_uid, src->pod_uid, sizeof(dst->pod_uid));
 }
 
 /* ---- 3. the handle and the tick API ------------------------------------------------- */

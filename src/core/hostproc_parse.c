@@ -21,10 +21,8 @@ const char *gs_hp_parse_u64(const char *s, const char *end, uint64_t *out)
     const char *start = s;
 
     for (; s < end && *s >= '0' && *s <= '9'; s++) {
-        unsigned d = (unsigned)(*s - '0');
-        if (v > (UINT64_MAX - d) / 10)
-            return NULL;
-        v = v * 10 + d;
+        if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, (unsigned)(*s - '0'), &v))
+            return NULL; /* (checked without a division per digit: this parses every tick) */
     }
     if (s == start)
         return NULL;

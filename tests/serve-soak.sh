@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# serve-soak.sh - `gpuscope serve` runs for months: 100,000 scrapes (wrk, 20 keep-alive
+# connections on loopback, mixing /metrics as text and as OpenMetrics, /health, / and
+# /api/v1/snapshot) against the demo scenario sampled every 50 ms, so scrapes race new
+# generations all the time. After a warm-up of 10,000 requests the exporter's RSS, open file
+# descriptors and threads are recorded; after the rest they must be where they were
+# (RSS within SOAK_RSS_SLACK_KIB, default 512 KiB; fds and threads exactly), every response
+# must be a 2xx, and the exporter must still answer and stop cleanly.
+# Environment: GPUSCOPE (binary), SOAK_REQUESTS (default 100000). Exit 77 without wrk.
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+GS=${GPUSCOPE:-$ROOT/build/gpuscope}
+TOTAL=${SOAK_REQUESTS:-100000}
+WARM=$((TOTAL / 10))
+SLACK=${SOAK_RSS_SLACK_KIB:-512}
+for t in wrk curl; do
+    command -v "$t" >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
+done
+[ -x "$GS" ] && [ -f "$ROOT/build/sim/current/libnvidia-ml.so.1" ] || { echo "SKIP: build first"; exit 77; }
+
+TMP=$(mktemp -d)
+GS_PID=
+cleanup() {
+    [ -n "$GS_PID" ] && kill "$GS_PID" 2>/dev/null && wait "$GS_PID" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; echo "--- gpuscope stderr (tail)"; tail -n 20 "$TMP/gs.err"; exit 1; }
+
+GPUSCOPE_NVML_LIB=$ROOT/build/sim/current/libnvidia-ml.so.1 GPUSCOPE_SIM_SCENARIO=demo \
+GPUSCOPE_SIM_SCENARIO_DIR=$ROOT/sim/scenarios \
+    "$GS" serve --listen 127.0.0.1:0 --interval 50ms --max-connections 32 2>"$TMP/gs.err" &
+GS_PID=$!
+for _ in $(seq 1 100); do
+    PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$TMP/gs.err")
+    [ -n "$PORT" ] && break
+    sleep 0.1
+done
+[ -n "${PORT:-}" ] || fail "gpuscope serve did not start"
+URL="http://127.0.0.1:$PORT"
+
+# one request in 8 is something other than a text scrape
+cat >"$TMP/mix.lua" <<'LUA'
+local n = 0
+local reqs = {
+  wrk.format("GET", "/metrics"),
+  wrk.format("GET", "/metrics", { ["Accept"] = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5" }),
+  wrk.format("GET", "/metrics"),
+  wrk.format("GET", "/metrics", { ["Accept"] = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5" }),
+  wrk.format("GET", "/metrics"),
+  wrk.format("GET", "/health"),
+  wrk.format("GET", "/metrics"),
+  wrk.format("GET", "/"),
+  wrk.format("GET", "/metrics"),
+  wrk.format("GET", "/api/v1/snapshot"),
+}
+request = function()
+  n = n + 1
+  return reqs[(n % #reqs) + 1]
+end
+LUA
+
+done_reqs=0
+# run wrk for rounds of SECS seconds until at least $1 requests in all; fail on any error
+load_until() {
+    local want=$1 secs out n
+    while [ "$done_reqs" -lt "$want" ]; do
+        secs=2
+        out=$(wrk -t2 -c20 -d${secs}s -s "$TMP/mix.lua" "$URL" 2>&1) || fail "wrk: $out"
+        n=$(awk '/requests in/ { print $1 }' <<<"$out")
+        [ -n "$n" ] || fail "wrk output: $out"
+        grep -q -e 'Socket errors' -e 'Non-2xx' <<<"$out" && fail "errors under load: $(grep -e 'Socket errors' -e 'Non-2xx' <<<"$out")"
+        done_reqs=$((done_reqs + n))
+    done
+}
+facts() { # RSS KiB, open fds, threads
+    sleep 0.5 # let the server close the finished connections
+    echo "$(awk '$1 == "VmRSS:" { print $2 }' "/proc/$GS_PID/status") $(ls "/proc/$GS_PID/fd" | wc -l) $(awk '$1 == "Threads:" { print $2 }' "/proc/$GS_PID/status")"
+}
+
+t0=$(date +%s)
+load_until "$WARM"
+read -r rss0 fd0 th0 <<<"$(facts)"
+load_until "$TOTAL"
+read -r rss1 fd1 th1 <<<"$(facts)"
+secs=$(($(date +%s) - t0))
+
+curl -sf -o /dev/null "$URL/metrics" || fail "no /metrics after the soak"
+[ "$fd1" = "$fd0" ] || fail "open fds grew: $fd0 after warm-up, $fd1 after $done_reqs requests"
+[ "$th1" = "$th0" ] || fail "threads grew: $th0 after warm-up, $th1 after $done_reqs requests"
+[ $((rss1 - rss0)) -le "$SLACK" ] || fail "RSS grew: $rss0 KiB after warm-up, $rss1 KiB after $done_reqs requests"
+kill -TERM "$GS_PID"
+wait "$GS_PID"
+rc=$?
+GS_PID=
+[ "$rc" = 0 ] || fail "serve exited $rc after SIGTERM"
+if grep -q -e 'Sanitizer' -e 'runtime error:' "$TMP/gs.err"; then fail "sanitizer report"; fi
+echo "ok: $done_reqs requests in ${secs} s; RSS ${rss0} -> ${rss1} KiB, fds ${fd0} -> ${fd1}, threads ${th0} -> ${th1}"

@@ -273,9 +273,13 @@ void gs_draw_detail(struct gs_ui *ui)
     int y = 0;
 
     erase();
-    snprintf(b, sizeof(b), "Process %u on GPU %u%s   (Esc/Enter: back, k: signal)", d->pid,
-             d->gpu < ui->view.ngpus ? ui->view.gpus[d->gpu].st.index : d->gpu,
-             k < 0 ? "  [no longer on the GPU]" : "");
+    if (d->gpu == GS_ROW_NO_GPU)
+        snprintf(b, sizeof(b), "Process %u, parent of GPU processes, not on a GPU itself%s   "
+                 "(Esc/Enter: back, k: signal)", d->pid, k < 0 ? "  [gone]" : "");
+    else
+        snprintf(b, sizeof(b), "Process %u on GPU %u%s   (Esc/Enter: back, k: signal)", d->pid,
+                 d->gpu < ui->view.ngpus ? ui->view.gpus[d->gpu].st.index : d->gpu,
+                 k < 0 ? "  [no longer on the GPU]" : "");
     gs_put(ui, y++, 0, COLS, GS_R_TITLE, b);
     if (k >= 0 && ui->rows.v[k].p->host_vis != GS_HOST_VISIBLE) {
         const struct gs_proc *p = ui->rows.v[k].p;

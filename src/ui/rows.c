@@ -369,6 +369,55 @@ static void tree_parents(const struct gs_rows *r, struct pid_idx *map, long *par
     }
 }
 
+/* Insert the extra processes that parent a row, each before its first child. */
+static int add_extra_parents(struct gs_rows *r, const struct gs_proc *extra, size_t nextra)
+{
+    size_t n = r->n, add = 0;
+    bool *used = calloc(nextra ? nextra : 1, sizeof(*used));
+    long *first = malloc((nextra ? nextra : 1) * sizeof(*first));
+    if (!used || !first) {
+        free(used);
+        free(first);
+        return -GS_E_NOMEM;
+    }
+    for (size_t e = 0; e < nextra; e++) {
+        first[e] = -1;
+        for (size_t i = 0; i < n && first[e] < 0; i++)
+            if (gs_proc_has(r->v[i].p, GS_P_PARENT) && r->v[i].p->ppid == extra[e].pid &&
+                r->v[i].p->pid != extra[e].pid)
+                first[e] = (long)i;
+        add += first[e] >= 0;
+    }
+    int rc = rows_reserve(r, n + add);
+    struct gs_row *out = rc == 0 && add ? malloc((n + add) * sizeof(*out)) : NULL;
+    if (rc == 0 && add && !out)
+        rc = -GS_E_NOMEM;
+    if (rc == 0 && add) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            for (size_t e = 0; e < nextra; e++)
+                if (first[e] == (long)i && !used[e]) {
+                    used[e] = true;
+                    out[k++] = (struct gs_row){ .p = &extra[e], .gpu = GS_ROW_NO_GPU,
+                                                .pid = extra[e].pid, .virt = true };
+                }
+            out[k++] = r->v[i];
+        }
+        memcpy(r->v, out, k * sizeof(*out));
+        r->n = k;
+    }
+    free(out);
+    free(used);
+    free(first);
+    return rc;
+}
+
+int gs_rows_tree_with(struct gs_rows *r, const struct gs_proc *extra, size_t nextra)
+{
+    int rc = nextra ? add_extra_parents(r, extra, nextra) : 0;
+    return rc < 0 ? rc : gs_rows_tree(r);
+}
+
 int gs_rows_tree(struct gs_rows *r)
 {
     size_t n = r->n;

@@ -51,10 +51,13 @@ struct gs_row {
     uint32_t pid;             /* p->pid, kept so the rows can be checked against a new snapshot */
     uint16_t depth;           /* tree depth (0 outside tree view) */
     bool last_child;          /* tree drawing: no later sibling */
+    bool virt;                /* tree view: a parent that is not on a GPU (gpu = GS_ROW_NO_GPU) */
     bool has_key;             /* sort scratch: the sort column has a value */
     uint64_t key;             /* sort scratch: numeric key of the sort column */
     const char *skey;         /* sort scratch: text key (text columns) */
 };
+
+#define GS_ROW_NO_GPU UINT32_MAX
 
 struct gs_rows {
     struct gs_row *v;
@@ -80,6 +83,10 @@ uint64_t gs_rows_fingerprint(const struct gs_snapshot *snap);
 /* Re-order (already sorted) rows into a tree by ppid: children follow their
  * parent, siblings keep the sort order; depth/last_child are set. */
 int gs_rows_tree(struct gs_rows *r);
+/* The same, first adding as rows (virt, GS_ROW_NO_GPU) those of the nextra
+ * processes in extra (parents that are not on a GPU) that are the parent of a
+ * row; each goes where its first child was. 0 or -GS_E_NOMEM. */
+int gs_rows_tree_with(struct gs_rows *r, const struct gs_proc *extra, size_t nextra);
 /* Compare two rows on col ascending (missing values last); exposed for tests. */
 int gs_row_cmp(const struct gs_row *a, const struct gs_row *b, enum gs_col col);
 /* Row index of (pid, gpu), or -1. */

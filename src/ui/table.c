@@ -108,6 +108,9 @@ static char *cell(const struct gs_ui *ui, const struct gs_row *row, int c, char 
     int w = gs_cols[c].width;
     char t[32];
 
+    if (row->virt && c != GS_COL_PID && c != GS_COL_USER && c != GS_COL_CPU && c != GS_COL_HMEM &&
+        c != GS_COL_TIME && c != GS_COL_CONT && c != GS_COL_CMD) /* a parent not on a GPU */
+        return gs_put_pad(p, c == GS_COL_TYPE ? " " : "-", w, true);
     switch (c) {
     case GS_COL_PID: return num_cell(p, w, true, pr->pid);
     case GS_COL_USER: return gs_put_pad(p, gs_proc_has(pr, GS_P_USER) ? pr->user : "?", w, false);
@@ -152,8 +155,8 @@ static void table_row(struct gs_ui *ui, const struct gs_row *row, int y, bool se
 {
     char b[GS_CMDLINE_MAX + 400];
     char *p = b, *end = b + sizeof(b);
-    bool lost = ui->view.gpus[row->gpu].state != GS_GPU_OK;
-    enum gs_role r = selected ? GS_R_SELECT : lost ? GS_R_DIM : GS_R_NORMAL;
+    bool dim = row->virt || ui->view.gpus[row->gpu].state != GS_GPU_OK;
+    enum gs_role r = selected ? GS_R_SELECT : dim ? GS_R_DIM : GS_R_NORMAL;
 
     for (int c = 0; c < GS_COL_COUNT; c++) {
         if (!ui->col_w[c])

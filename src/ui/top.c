@@ -83,8 +83,14 @@ void gs_ui_rebuild_rows(struct gs_ui *ui)
     if (!ui->rows_valid)
         ui->rows.n = 0;
     gs_rows_sort(&ui->rows, ui->conf.sort_col, ui->conf.sort_desc);
-    if (ui->conf.tree)
-        gs_rows_tree(&ui->rows);
+    if (ui->conf.tree) {
+        /* non-GPU parents: /proc is read once per new parent PID, once per snapshot at most */
+        if (ui->anc_snap_ns != ui->view.mono_ns) {
+            gs_ancestry_update(&ui->anc, &ui->view);
+            ui->anc_snap_ns = ui->view.mono_ns;
+        }
+        gs_rows_tree_with(&ui->rows, ui->anc.v, ui->anc.n);
+    }
     long k = gs_rows_find(&ui->rows, ui->sel_pid, ui->sel_gpu);
     if (k >= 0)
         ui->sel = k;
@@ -307,6 +313,7 @@ static void ui_release(struct gs_ui *ui)
     gs_rows_release(&ui->rows);
     gs_hist_release(&ui->hist);
     gs_xid_track_release(&ui->xids);
+    gs_ancestry_release(&ui->anc);
     gs_pmem_release(&ui->pmem);
     free(ui->grid.cell);
     free(ui->last_good);

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "core/model.h"
+#include "ui/ancestry.h"
 #include "ui/chart.h"
 #include "ui/conf.h"
 #include "ui/feed.h"
@@ -51,6 +52,8 @@ struct gs_ui {
     uint32_t nlast;
     struct gs_hist hist;
     struct gs_xid_track xids;   /* Xids per GPU since top started (badges) */
+    struct gs_ancestry anc;     /* non-GPU parents for the tree view */
+    uint64_t anc_snap_ns;       /* mono_ns of the snapshot anc was updated for */
     struct gs_pmem pmem;
     struct gs_rows rows;
     struct gs_layout lay;

@@ -187,6 +187,43 @@ static void test_tree_cycle_and_self_parent(void **state)
     gs_snapshot_release(&s);
 }
 
+static void test_tree_with_non_gpu_parent(void **state)
+{
+    struct gs_snapshot s;
+    struct gs_rows r = { 0 };
+    struct gs_proc launcher = { 0 };
+    (void)state;
+    gs_snapshot_init(&s);
+    s.ngpus = 1;
+    s.gpus = calloc(1, sizeof(*s.gpus));
+    gs_proc_set(add(&s.gpus[0], 302, 300, "a", "worker", 2, 1), GS_P_PARENT);
+    gs_proc_set(add(&s.gpus[0], 301, 300, "a", "worker", 1, 1), GS_P_PARENT);
+    gs_proc_set(add(&s.gpus[0], 303, 1, "a", "other", 3, 1), GS_P_PARENT);
+    launcher.pid = 300;
+    launcher.ppid = 1;
+    gs_proc_set(&launcher, GS_P_PARENT);
+    gs_rows_build(&r, &s, NULL);
+    gs_rows_sort(&r, GS_COL_PID, false);
+    assert_int_equal(gs_rows_tree_with(&r, &launcher, 1), 0);
+    assert_int_equal(r.n, 4);
+    assert_int_equal(r.v[0].pid, 300);
+    assert_true(r.v[0].virt);
+    assert_int_equal(r.v[0].gpu, GS_ROW_NO_GPU);
+    assert_int_equal(r.v[1].pid, 301);
+    assert_int_equal(r.v[1].depth, 1);
+    assert_int_equal(r.v[2].pid, 302);
+    assert_true(r.v[2].last_child);
+    assert_int_equal(r.v[3].pid, 303);
+    assert_int_equal(r.v[3].depth, 0);
+    /* a parent no row points at is not added */
+    gs_rows_build(&r, &s, "other");
+    launcher.pid = 300;
+    assert_int_equal(gs_rows_tree_with(&r, &launcher, 1), 0);
+    assert_int_equal(r.n, 1);
+    gs_rows_release(&r);
+    gs_snapshot_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +232,7 @@ int main(void)
         cmocka_unit_test(test_filter),
         cmocka_unit_test(test_tree),
         cmocka_unit_test(test_tree_cycle_and_self_parent),
+        cmocka_unit_test(test_tree_with_non_gpu_parent),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

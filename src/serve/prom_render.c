@@ -479,8 +479,9 @@ static void prom_proc_labels(struct gs_prom *r, const struct gs_gpu *g, const st
     }
     bool host = gs_proc_has(p, GS_P_COMM);
     gs_pbuf_reset(b);
+    /* no uuid: (instance, gpu, pid) identifies a process's series, and uuid
+     * would be a third of their bytes; gpuscope_gpu_info joins it on gpu */
     prom_label_u(b, "gpu", g->st.index);
-    prom_label(b, "uuid", g->st.uuid);
     prom_label_u(b, "pid", p->pid);
     /* empty labels are left out: Prometheus treats label="" as no label, and
      * per-process series are most of the exposition's bytes */

@@ -252,9 +252,9 @@ static void test_render_text(void **state)
                               "gpuscope_throttle_reason_active{" OWN_L0 ",reason=\"hw_thermal\"} 1\n"));
     assert_null(strstr(t, "reason=\"power_cap\""));
     /* processes: escaped comm, no cmdline by default, empty labels left out */
-    assert_non_null(strstr(t, "gpuscope_process_memory_bytes{" OWN_L0 ",pid=\"4243\",comm=\"bad\xef\xbf\xbd\\\"name\","
+    assert_non_null(strstr(t, "gpuscope_process_memory_bytes{gpu=\"0\",pid=\"4243\",comm=\"bad\xef\xbf\xbd\\\"name\","
                               "user=\"alice\"} 4294967296\n"));
-    assert_non_null(strstr(t, "gpuscope_process_sm_utilization_ratio{" OWN_L0 ",pid=\"4242\""));
+    assert_non_null(strstr(t, "gpuscope_process_sm_utilization_ratio{gpu=\"0\",pid=\"4242\""));
     assert_non_null(strstr(t, "} 0.31\n"));
     assert_null(strstr(t, "cmdline="));
     assert_non_null(strstr(t, "gpuscope_exporter_samples_total 7\n"));
@@ -372,7 +372,7 @@ static void test_render_pods(void **state)
     char *t = render(&snap, &o, GS_PROM_TEXT);
     assert_non_null(strstr(t, "DCGM_FI_DEV_GPU_TEMP{" DCGM_L0 ",container=\"pytorch\",namespace=\"ml-team\","
                               "pod=\"trainer-0\"} 45\n"));
-    assert_non_null(strstr(t, "gpuscope_process_memory_bytes{" OWN_L0 ",pid=\"4242\",comm=\"python\",user=\"alice\","
+    assert_non_null(strstr(t, "gpuscope_process_memory_bytes{gpu=\"0\",pid=\"4242\",comm=\"python\",user=\"alice\","
                               "container=\"pytorch\",pod=\"trainer-0\",namespace=\"ml-team\","
                               "cmdline=\"python train.py --token=\\\"x\\\"\"} 4294967296\n"));
     free(t);

@@ -5,7 +5,8 @@
 # (clearly labelled as simulated on screen).
 set -u
 bin=${1:-build/gpuscope}
-main_args=(query --loop 1)
+# The live view on a terminal; a streaming table when output is not one.
+if [ -t 0 ] && [ -t 1 ]; then main_args=(top); else main_args=(query --loop 1); fi
 
 "$bin" query --count 1 >/dev/null 2>/tmp/gpuscope-probe.$$
 rc=$?

@@ -5,6 +5,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd/cmd.h"
 #include "core/demo.h"
@@ -28,6 +29,7 @@ static const struct cmd commands[] = {
     { "serve", NULL, "serve", CMD_LONG_RUNNING,
       "Prometheus exporter, a drop-in for dcgm-exporter (/metrics on :9400)" },
     { "doctor", cmd_doctor, NULL, 0, "diagnose GPU health: Xids, ECC, PCIe, thermals, leaks, stalls (exit 6/7)" },
+    { "watch", NULL, "watch", CMD_LONG_RUNNING, "alert on health rules: log, exec hook, webhook (Slack, Alertmanager)" },
     { "record", NULL, "record", CMD_LONG_RUNNING, "record GPU history into an SQLite database (report reads it)" },
     { "report", NULL, "record", 0, "history as an HTML report, terminal charts, CSV or NDJSON" },
     { "run", NULL, "record", CMD_LONG_RUNNING, "run a command and summarize its GPU use, like time(1)" },
@@ -35,7 +37,12 @@ static const struct cmd commands[] = {
     { "baseline", NULL, "record", 0, "save what normal looks like, and diff against it" },
 };
 
-#define DEFAULT_COMMAND "query"
+/* Without a command: the live view on a terminal, a query snapshot otherwise
+ * (so `gpuscope | less` and scripts still get text). */
+static const char *default_command(void)
+{
+    return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ? "top" : "query";
+}
 
 static void usage(FILE *out)
 {
@@ -46,8 +53,8 @@ static void usage(FILE *out)
     fprintf(out, "\nglobal options:\n"
                  "  --demo      run on the bundled NVML simulator (8 simulated H100-class GPUs)\n"
                  "  --version   print the version\n"
-                 "\n'gpuscope <command> --help' describes a command. Without a command: '%s'.\n",
-            DEFAULT_COMMAND);
+                 "\n'gpuscope <command> --help' describes a command. Without a command: 'top' on a\n"
+                 "terminal, 'query' otherwise.\n");
 }
 
 static const struct cmd *find_command(const char *name)
@@ -92,7 +99,7 @@ int main(int argc, char **argv)
         }
         i++;
     } else {
-        c = find_command(DEFAULT_COMMAND);
+        c = find_command(default_command());
     }
     gs_cmd_fn fn = c->fn;
     if (!fn) {

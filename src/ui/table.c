@@ -4,6 +4,8 @@
  * mouse clicks on the header) and the footer line (keys, filter, messages).
  */
 #include <stdio.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 #include <time.h>
 
@@ -89,14 +91,18 @@ static char *tree_prefix(const struct gs_ui *ui, const struct gs_row *row, char 
 static char *cmd_cell(const struct gs_ui *ui, const struct gs_row *row, char *p, const char *end)
 {
     const struct gs_proc *p_ = row->p;
-    const char *text = p_->host_vis == GS_HOST_NOT_VISIBLE ? "[not visible here: other PID namespace?]"
-                       : p_->cmdline[0]                    ? p_->cmdline
-                       : gs_proc_has(p_, GS_P_COMM)        ? p_->comm
-                                                           : "?";
+    bool hidden = p_->host_vis == GS_HOST_NOT_VISIBLE;
+    /* /proc cannot see it (other PID namespace): the driver's name still can. */
+    const char *text = p_->cmdline[0]                   ? p_->cmdline
+                       : gs_proc_has(p_, GS_P_NAME)     ? p_->name
+                       : gs_proc_has(p_, GS_P_COMM)     ? p_->comm
+                                                        : "?";
     p = tree_prefix(ui, row, p);
-    size_t n = strnlen(text, (size_t)(end - p - 1));
-    memcpy(p, text, n);
-    p += n;
+    int n = snprintf(p, (size_t)(end - p), "%s%s", text,
+                     hidden ? "  [not in this PID namespace]" : "");
+    if (n < 0)
+        n = 0;
+    p += n < end - p ? n : end - p - 1;
     *p = '\0';
     return p;
 }

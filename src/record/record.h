@@ -86,6 +86,7 @@ struct gs_run_opts {
     const char *db;              /* NULL: a private in-memory database */
     uint32_t interval_ms;
     bool json;
+    const char *output;          /* summary there instead of stderr */
     const char *clock_file;      /* test mode as for record */
     int64_t step_ms;
 };

@@ -97,6 +97,8 @@ rss_peak=$(kib VmHWM)
 rss_after=$(kib VmRSS)
 
 printf '\n== gpuscope serve: bench-8x64 (8 GPUs x 64 processes), 1 s sampling, client %s\n' "$client"
+# latency and throughput share the CPUs with everything else: say how busy the machine was
+printf '  %-44s %s (%s CPUs)\n' "load average at the end" "$(cut -d' ' -f1-3 /proc/loadavg)" "$(nproc)"
 printf '  %-44s %s\n' "exposition size" "$bytes bytes, $series series"
 printf '  %-44s %s / %s   (target p99 <= 2 ms)\n' "scrape latency p50 / p99 (1 client)" "$p50" "$p99"
 printf '  %-44s %s/s %s  (target >= 5000/s, no errors)\n' "scrapes per second, 50 clients, ${SECS}s" "$rps" "${errs:-no errors}"

@@ -36,7 +36,7 @@ struct gs_exporter {
     unsigned cur;
     bool have_good;               /* snaps[cur ^ 1] holds a good snapshot */
     struct gs_prom_self self;
-    struct gs_xid_tally xids;     /* Xid events per (GPU, code) since start (sampler thread only) */
+    struct gs_prom_xid_tally xids;     /* Xid events per (GPU, code) since start (sampler thread only) */
     pthread_mutex_t render_lock;  /* guards prom, podmap and the hints: renderers run in HTTP threads */
     size_t text_hint, om_hint;    /* last rendering sizes, to allocate once per rendering */
     char last_err[384];           /* last logged sampler error, to log changes only */
@@ -217,7 +217,7 @@ static struct gs_snapshot *ex_sample(struct gs_exporter *ex)
     cur->nevents = 0; /* a failed snapshot must not recount an older tick's events */
     cur->events_dropped = 0;
     int rc = gs_sampler_snapshot(ex->sampler, cur, &err);
-    gs_xid_tally_add(&ex->xids, cur);
+    gs_prom_xid_tally_add(&ex->xids, cur);
     ex->self.events_dropped_total = ex->xids.dropped;
 
     ex->self.sample_duration_s = (double)(ex_mono_ns() - t0) / 1e9;
@@ -349,7 +349,7 @@ static void ex_close(struct gs_exporter *ex)
     gs_podmap_free(ex->podmap);
     gs_snapshot_release(&ex->snaps[0]);
     gs_snapshot_release(&ex->snaps[1]);
-    gs_xid_tally_free(&ex->xids);
+    gs_prom_xid_tally_free(&ex->xids);
     if (ex->sampler)
         gs_sampler_close(ex->sampler);
     pthread_mutex_destroy(&ex->render_lock);
@@ -365,7 +365,7 @@ static void ex_init(struct gs_exporter *ex, const struct gs_serve_opts *o)
     ex->o = *o;
     gs_snapshot_init(&ex->snaps[0]);
     gs_snapshot_init(&ex->snaps[1]);
-    gs_xid_tally_init(&ex->xids);
+    gs_prom_xid_tally_init(&ex->xids);
     pthread_mutex_init(&ex->render_lock, NULL);
     pthread_mutex_init(&ex->pub_lock, NULL);
     pthread_mutex_init(&ex->stop_lock, NULL);

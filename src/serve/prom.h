@@ -46,19 +46,19 @@ struct gs_prom_xid {
 };
 
 /* The exporter's Xid tally: entries sorted by (gpu, xid). Single-threaded. */
-struct gs_xid_tally {
+struct gs_prom_xid_tally {
     struct gs_prom_xid *v;
     uint32_t n, cap;
     uint64_t seq;     /* events counted so far */
     uint64_t dropped; /* events lost (the snapshot's list overflowed, or out of memory) */
 };
 
-void gs_xid_tally_init(struct gs_xid_tally *t);
-void gs_xid_tally_free(struct gs_xid_tally *t);
+void gs_prom_xid_tally_init(struct gs_prom_xid_tally *t);
+void gs_prom_xid_tally_free(struct gs_prom_xid_tally *t);
 /* Count snap's Xid events. Returns 0, or -GS_E_NOMEM (those events count as dropped). */
-int gs_xid_tally_add(struct gs_xid_tally *t, const struct gs_snapshot *snap);
+int gs_prom_xid_tally_add(struct gs_prom_xid_tally *t, const struct gs_snapshot *snap);
 /* A short description of an Xid code (err_msg label); never NULL. */
-const char *gs_xid_text(uint32_t xid);
+const char *gs_prom_xid_text(uint32_t xid);
 
 /* The exporter's own facts, rendered after the snapshot's families. */
 struct gs_prom_self {

@@ -610,7 +610,7 @@ static void prom_xid_labels(struct gs_pbuf *b, const struct prom_gpu_labels *l, 
         prom_label(b, "container", l->container);
     snprintf(code, sizeof(code), "%u", xid);
     prom_label(b, "err_code", code);
-    prom_label(b, "err_msg", gs_xid_text(xid));
+    prom_label(b, "err_msg", gs_prom_xid_text(xid));
     if (l->pod) {
         prom_label(b, "namespace", l->ns);
         prom_label(b, "pod", l->pod);

@@ -59,7 +59,7 @@ static const struct {
     { 999, "Unknown Xid" },
 };
 
-const char *gs_xid_text(uint32_t xid)
+const char *gs_prom_xid_text(uint32_t xid)
 {
     for (size_t i = 0; i < sizeof(xid_texts) / sizeof(xid_texts[0]); i++)
         if (xid_texts[i].xid == xid)
@@ -67,19 +67,19 @@ const char *gs_xid_text(uint32_t xid)
     return "See NVIDIA's Xid catalog";
 }
 
-void gs_xid_tally_init(struct gs_xid_tally *t)
+void gs_prom_xid_tally_init(struct gs_prom_xid_tally *t)
 {
     memset(t, 0, sizeof(*t));
 }
 
-void gs_xid_tally_free(struct gs_xid_tally *t)
+void gs_prom_xid_tally_free(struct gs_prom_xid_tally *t)
 {
     free(t->v);
-    gs_xid_tally_init(t);
+    gs_prom_xid_tally_init(t);
 }
 
 /* The entry for (gpu, xid), inserted in (gpu, xid) order if new; NULL on OOM. */
-static struct gs_prom_xid *xid_slot(struct gs_xid_tally *t, uint32_t gpu, uint32_t xid)
+static struct gs_prom_xid *xid_slot(struct gs_prom_xid_tally *t, uint32_t gpu, uint32_t xid)
 {
     uint32_t k = 0;
     while (k < t->n && (t->v[k].gpu < gpu || (t->v[k].gpu == gpu && t->v[k].xid < xid)))
@@ -100,7 +100,7 @@ static struct gs_prom_xid *xid_slot(struct gs_xid_tally *t, uint32_t gpu, uint32
     return &t->v[k];
 }
 
-int gs_xid_tally_add(struct gs_xid_tally *t, const struct gs_snapshot *snap)
+int gs_prom_xid_tally_add(struct gs_prom_xid_tally *t, const struct gs_snapshot *snap)
 {
     int rc = 0;
     t->dropped += snap->events_dropped;

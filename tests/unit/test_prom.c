@@ -392,21 +392,21 @@ static void add_event(struct gs_snapshot *snap, uint32_t gpu, uint32_t kind, uin
 
 static void test_xid_tally(void **state)
 {
-    struct gs_xid_tally t;
+    struct gs_prom_xid_tally t;
     struct gs_snapshot snap;
     (void)state;
-    gs_xid_tally_init(&t);
+    gs_prom_xid_tally_init(&t);
     gs_snapshot_init(&snap);
     add_event(&snap, 1, GS_EV_XID, 79);
     add_event(&snap, 0, GS_EV_XID, 13);
     add_event(&snap, 0, GS_EV_ECC_DBE, 0); /* not an Xid: not counted */
     add_event(&snap, 0, GS_EV_XID, 13);
     snap.events_dropped = 2;
-    assert_int_equal(gs_xid_tally_add(&t, &snap), 0);
+    assert_int_equal(gs_prom_xid_tally_add(&t, &snap), 0);
     snap.nevents = 0;
     snap.events_dropped = 0;
     add_event(&snap, 0, GS_EV_XID, 48);
-    assert_int_equal(gs_xid_tally_add(&t, &snap), 0);
+    assert_int_equal(gs_prom_xid_tally_add(&t, &snap), 0);
     /* sorted by (gpu, xid), counted, latest event last in seq */
     assert_int_equal(t.n, 3);
     assert_int_equal(t.v[0].gpu, 0);
@@ -418,10 +418,10 @@ static void test_xid_tally(void **state)
     assert_int_equal(t.v[2].xid, 79);
     assert_true(t.v[1].seq > t.v[0].seq);
     assert_int_equal(t.dropped, 2);
-    assert_string_equal(gs_xid_text(79), "GPU has fallen off the bus");
-    assert_string_equal(gs_xid_text(0), "No Error");
-    assert_non_null(gs_xid_text(12345));
-    gs_xid_tally_free(&t);
+    assert_string_equal(gs_prom_xid_text(79), "GPU has fallen off the bus");
+    assert_string_equal(gs_prom_xid_text(0), "No Error");
+    assert_non_null(gs_prom_xid_text(12345));
+    gs_prom_xid_tally_free(&t);
 }
 
 /* DCGM_FI_DEV_XID_ERRORS: the last code per GPU with err_code/err_msg in DCGM's label order
@@ -430,7 +430,7 @@ static void test_xid_tally(void **state)
 static void test_render_xid(void **state)
 {
     struct gs_snapshot snap;
-    struct gs_xid_tally t;
+    struct gs_prom_xid_tally t;
     (void)state;
     char *root = make_pod_tree();
     struct gs_podmap *pm = gs_podmap_new(root);
@@ -438,11 +438,11 @@ static void test_render_xid(void **state)
     gs_podmap_tick(pm, 1);
     make_snap(&snap, true);
     gs_sample_mark(&snap.gpus[0].s, GS_F_XID, GS_ST_OK);
-    gs_xid_tally_init(&t);
+    gs_prom_xid_tally_init(&t);
     add_event(&snap, 1, GS_EV_XID, 79);
     add_event(&snap, 0, GS_EV_XID, 13);
     add_event(&snap, 0, GS_EV_XID, 13);
-    assert_int_equal(gs_xid_tally_add(&t, &snap), 0);
+    assert_int_equal(gs_prom_xid_tally_add(&t, &snap), 0);
     snap.gpus[0].s.xid_count = 2;
     snap.gpus[0].s.xid_last = 13;
 
@@ -480,7 +480,7 @@ static void test_render_xid(void **state)
     assert_non_null(strstr(b.data, "gpuscope_xid_errors_total{" OWN_L1 ",xid=\"79\"} 1\n"));
     gs_pbuf_release(&b);
     gs_prom_free(r);
-    gs_xid_tally_free(&t);
+    gs_prom_xid_tally_free(&t);
     gs_snapshot_release(&snap);
     gs_podmap_free(pm);
     rm_pod_tree(root);

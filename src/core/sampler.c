@@ -240,7 +240,10 @@ static int gs_sampler_gpu(struct gs_sampler *s, uint32_t i, struct gs_gpu *g, ui
         want &= ~s->slow_fields;
     g->st = s->st[i];
     rc = s->be->sample(dev, want, g);
-    if (gs_sample_has(&g->s, GS_F_XID)) {
+    /* Xids come from the event set, so a GPU that just fell off the bus
+     * still reports the Xid 79 that announced it. */
+    if (gs_sample_has(&g->s, GS_F_XID) || s->xid[i].count) {
+        gs_sample_mark(&g->s, GS_F_XID, GS_ST_OK);
         g->s.xid_count = s->xid[i].count;
         g->s.xid_last = s->xid[i].last;
         g->s.xid_last_ms = s->xid[i].last_ms;

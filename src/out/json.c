@@ -242,6 +242,17 @@ static void json_ecc(json_t *gpu, struct jgrp *top, const struct gs_sample *s)
     jput(&m, "failure", SST(GS_F_REMAP_FAILED), json_boolean(s->remap_failed));
 }
 
+/* Xid events through NVML's event API since sampling began (one-shot: none yet). */
+static void json_xid(json_t *gpu, struct jgrp *top, const struct gs_sample *s)
+{
+    struct jgrp x = jgroup(gpu, top, "xid");
+
+    jput(&x, "count_since_start", SST(GS_F_XID), json_integer((json_int_t)s->xid_count));
+    jput(&x, "last", SST(GS_F_XID), s->xid_count ? json_integer(s->xid_last) : json_null());
+    jput(&x, "last_time_unix_ms", SST(GS_F_XID),
+         s->xid_count ? json_integer((json_int_t)s->xid_last_ms) : json_null());
+}
+
 static const char *compute_mode_name(uint32_t mode)
 {
     static const char *const names[] = {"default", "exclusive_thread", "prohibited", "exclusive_process"};
@@ -371,6 +382,7 @@ static json_t *json_gpu(const struct gs_gpu *d)
     json_power_clocks(o, &g, d);
     json_events_pcie(o, &g, d);
     json_ecc(o, &g, &d->s);
+    json_xid(o, &g, &d->s);
     json_modes(o, &g, &d->s);
     if (d->procs_status == GS_ST_OK) {
         json_t *a = json_array();
@@ -416,6 +428,25 @@ static json_t *json_time(const struct timespec *ts)
     return json_string(buf);
 }
 
+static json_t *json_events(const struct gs_snapshot *snap)
+{
+    static const char *const kinds[] = { [GS_EV_XID] = "xid", [GS_EV_ECC_SBE] = "ecc_corrected",
+                                         [GS_EV_ECC_DBE] = "ecc_uncorrected", [GS_EV_OTHER] = "other" };
+    json_t *a = json_array();
+
+    for (uint32_t i = 0; i < snap->nevents; i++) {
+        const struct gs_event *e = &snap->events[i];
+        json_t *o = json_object();
+        const char *kind = e->kind < sizeof(kinds) / sizeof(kinds[0]) && kinds[e->kind] ? kinds[e->kind] : "other";
+        json_object_set_new(o, "time_unix_ms", json_integer((json_int_t)e->time_ms));
+        json_object_set_new(o, "gpu", json_integer(e->gpu));
+        json_object_set_new(o, "kind", json_string(kind));
+        json_object_set_new(o, "xid", e->kind == GS_EV_XID ? json_integer((json_int_t)e->data) : json_null());
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 /* The snapshot object without its "gpus" (the last key). */
 static json_t *json_snapshot_head(const struct gs_snapshot *snap)
 {
@@ -429,6 +460,8 @@ static json_t *json_snapshot_head(const struct gs_snapshot *snap)
                         json_integer((json_int_t)snap->wall.tv_sec * 1000 + snap->wall.tv_nsec / 1000000));
     json_object_set_new(o, "sample_duration_us", json_integer((json_int_t)(snap->duration_ns / 1000)));
     json_object_set_new(o, "system", json_system(&snap->sys));
+    json_object_set_new(o, "events", json_events(snap));
+    json_object_set_new(o, "events_dropped", json_integer(snap->events_dropped));
     json_object_set_new(o, "gpu_count", json_integer(snap->ngpus));
     return o;
 }

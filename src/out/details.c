@@ -209,6 +209,9 @@ static void details_ecc(FILE *out, const struct gs_sample *s)
     kv(out, "Remapped rows (uncorrectable)", vnum(&v, SST(GS_F_REMAP_UNCORR), s->remap_uncorr_rows, NULL));
     kv(out, "Row remap pending", vflag(SST(GS_F_REMAP_PENDING), s->remap_pending, "Yes", "No"));
     kv(out, "Row remap failure", vflag(SST(GS_F_REMAP_FAILED), s->remap_failed, "Yes", "No"));
+    kv(out, "Xid events since start", vnum(&v, SST(GS_F_XID), s->xid_count, NULL));
+    if (gs_sample_has(s, GS_F_XID) && s->xid_count)
+        kv(out, "Last Xid", vnum(&v, GS_ST_OK, s->xid_last, NULL));
 }
 
 static void details_throttle_modes(FILE *out, const struct gs_gpu *g)

@@ -143,9 +143,13 @@ static int store_lock(struct gs_store *st, struct gs_err *err)
     char lpath[1100], buf[32] = "";
     snprintf(lpath, sizeof(lpath), "%s.lock", st->path);
     int fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return gs_err_set(err, GS_E_PERMISSION, "cannot create the lock file %s: %s", lpath,
-                          strerror(errno));
+    if (fd < 0) {
+        gs_err_set(err, GS_E_PERMISSION, "history database %s: cannot create its lock file %s: %s", st->path,
+                   lpath, strerror(errno));
+        gs_err_hint(err, "Make the file and its directory writable by this user (the -wal and -shm "
+                         "files too), or choose another file with --db.");
+        return -GS_E_PERMISSION;
+    }
     if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
         ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
         buf[n > 0 ? n : 0] = '\0';
@@ -280,6 +284,9 @@ uint64_t gs_store_bytes_used(struct gs_store *st)
 void gs_store_debug_full(struct gs_store *st, bool on)
 {
     char sql[64];
+    if (on == st->debug_full)
+        return;
+    st->debug_full = on;
     snprintf(sql, sizeof(sql), "PRAGMA max_page_count=%s", on ? "1" : "4294967294");
     /* max_page_count never goes below the current page count: "1" caps it there. */
     sqlite3_exec(st->db, sql, NULL, NULL, NULL);

@@ -47,6 +47,7 @@ struct gs_store {
     unsigned procs_cap, procs_used;
     int64_t last_maint_ms;
     int64_t last_t;
+    bool debug_full;                   /* test hook: every tick needs pages it cannot get */
 };
 
 int gs_store_exec(struct gs_store *st, const char *sql, struct gs_err *err);

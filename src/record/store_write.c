@@ -439,7 +439,9 @@ int gs_store_write_tick(struct gs_store *st, int64_t t_ms, const struct gs_snaps
     memcpy(saved, st->gpus, sizeof(saved));
     if (gs_store_exec(st, "BEGIN IMMEDIATE", err) < 0)
         return -err->code;
-    if (write_tick_body(st, t_ms, snap, with_procs, err) < 0 || gs_store_exec(st, "COMMIT", err) < 0) {
+    if (write_tick_body(st, t_ms, snap, with_procs, err) < 0 ||
+        (st->debug_full && gs_store_exec(st, "INSERT OR REPLACE INTO meta VALUES('fault', zeroblob(262144))", err) < 0) ||
+        gs_store_exec(st, "COMMIT", err) < 0) {
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
         memcpy(st->gpus, saved, sizeof(saved));
         st->ngpus = saved_n;

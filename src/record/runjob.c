@@ -322,7 +322,8 @@ int gs_run_job(const struct gs_run_opts *o, int *exit_status, struct gs_err *err
     rs.child = spawn_held(o->argv, &release, &exec_err);
     if (rs.child < 0)
         return gs_err_set(err, GS_E_IO, "cannot start %s: %s", o->argv[0], strerror(errno));
-    struct gs_store_opts so = { .path = o->db ? o->db : ":memory:", .writer = true, .interval_ms = o->interval_ms };
+    struct gs_store_opts so = { .path = o->db ? o->db : ":memory:", .writer = true, .interval_ms = o->interval_ms,
+                              .virtual_time = o->step_ms > 0 };
     struct gs_store *st = NULL;
     struct gs_sampler *s = NULL;
     struct gs_sampler_opts sopt = GS_SAMPLER_OPTS_INIT;

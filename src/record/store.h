@@ -45,6 +45,7 @@ struct gs_store_opts {
     int64_t keep_rollup_ms;     /* one-minute rollups retention (default 90 days) */
     uint64_t max_size_bytes;    /* 0: no cap */
     uint32_t interval_ms;       /* recording interval, stored in meta */
+    bool virtual_time;          /* test clock: stamp events with the tick's time, not when received */
 };
 #define GS_STORE_KEEP_FULL_MS (48LL * 3600 * 1000)
 #define GS_STORE_KEEP_ROLLUP_MS (90LL * 86400 * 1000)

@@ -382,7 +382,7 @@ static void procs_rehash(struct gs_store *st)
     st->procs = n;
 }
 
-static int write_events(struct gs_store *st, const struct gs_snapshot *snap, struct gs_err *err)
+static int write_events(struct gs_store *st, int64_t t, const struct gs_snapshot *snap, struct gs_err *err)
 {
     static const char *const kinds[] = { "event", "xid", "ecc_sbe_event", "ecc_dbe_event", "event" };
     for (uint32_t i = 0; i < snap->nevents && i < GS_MAX_EVENTS; i++) {
@@ -394,11 +394,11 @@ static int write_events(struct gs_store *st, const struct gs_snapshot *snap, str
                     if (!strcmp(st->gpus[j].uuid, snap->gpus[k].st.uuid))
                         gid = st->gpus[j].id;
         const char *kind = e->kind < 5 ? kinds[e->kind] : "event";
-        if (gs_store_event(st, e->time_ms, gid, kind, (int64_t)e->data, 0, NULL, err) < 0)
+        if (gs_store_event(st, st->o.virtual_time ? t : e->time_ms, gid, kind, (int64_t)e->data, 0, NULL, err) < 0)
             return -err->code;
     }
     if (snap->events_dropped &&
-        gs_store_event(st, snap->wall.tv_sec * 1000LL, -1, "events_dropped", snap->events_dropped, 0, NULL, err) < 0)
+        gs_store_event(st, t, -1, "events_dropped", snap->events_dropped, 0, NULL, err) < 0)
         return -err->code;
     return 0;
 }
@@ -419,7 +419,7 @@ static int write_tick_body(struct gs_store *st, int64_t t, const struct gs_snaps
             if (write_proc(st, t, &g->procs[p], sg->id, with_procs, err) < 0)
                 return -err->code;
     }
-    if (write_events(st, snap, err) < 0)
+    if (write_events(st, t, snap, err) < 0)
         return -err->code;
     unsigned before = st->procs_used;
     if (sweep_procs(st, t, err) < 0)

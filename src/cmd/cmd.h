@@ -38,6 +38,7 @@ int cmd_query(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_top(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_serve(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_doctor(int argc, char **argv, const struct gs_cmd_ctx *ctx);
+int cmd_watch(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_record(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_run(int argc, char **argv, const struct gs_cmd_ctx *ctx);

@@ -137,7 +137,7 @@ static void summarize(const struct gs_health *h, const struct hgpu *g, struct gs
     s->max_temp = INT32_MIN;
     for (uint32_t i = 0; i < g->count; i++) {
         const struct hsample *x = hg_at(h, g, i);
-        if (x->state != GS_GPU_OK)
+        if (x->state != GS_GPU_OK || (h->cfg.recent_s && h->now_ms - x->t_ms > (int64_t)h->cfg.recent_s * 1000))
             continue;
         s->n++;
         if (x->valid & (UINT64_C(1) << GS_F_THROTTLE)) {
@@ -180,6 +180,8 @@ static void check_thermal(struct gs_health *h, const struct hgpu *g, const struc
         snprintf(temp + strlen(temp), sizeof(temp) - strlen(temp), " slowdown threshold %d C",
                  g->st.temp_slowdown_c);
     double win = (double)(h->now_ms - h->first_ms) / 1000.0;
+    if (h->cfg.recent_s && win > h->cfg.recent_s)
+        win = h->cfg.recent_s;
     double hw = share(s->hw_thermal, s->n), sw = share(s->sw_thermal, s->n);
     struct gs_finding *f = NULL;
 

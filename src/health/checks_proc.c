@@ -268,7 +268,7 @@ static struct gmean gpu_means(const struct gs_health *h, const struct hgpu *g)
     int64_t t0 = INT64_MAX, t1 = INT64_MIN;
     for (uint32_t i = 0; i < g->count; i++) {
         const struct hsample *x = hg_at(h, g, i);
-        if (x->state != GS_GPU_OK)
+        if (x->state != GS_GPU_OK || (h->cfg.recent_s && h->now_ms - x->t_ms > (int64_t)h->cfg.recent_s * 1000))
             continue;
         if (x->valid & BIT(GS_F_GPU_UTIL)) {
             su += x->util_pct;

@@ -248,9 +248,9 @@ static void add_proc(struct gs_health *h, int32_t gpu, const struct gs_proc *gp,
     }
     p->last_ms = t_ms;
     p->host_vis = gp->host_vis;
-    snprintf(p->name, sizeof(p->name), "%s",
+    snprintf(p->name, sizeof(p->name), "%.63s",
              gs_proc_has(gp, GS_P_NAME) ? gp->name : gs_proc_has(gp, GS_P_COMM) ? gp->comm : "");
-    snprintf(p->container, sizeof(p->container), "%s", gp->container_id);
+    snprintf(p->container, sizeof(p->container), "%.15s", gp->container_id);
     struct ppoint *pt;
     if (p->count < PROC_RING) {
         pt = hp_at(p, p->count++);

@@ -84,6 +84,7 @@ struct gs_health_cfg {
     uint32_t lag_util_pts;           /* a job's GPU this far below its peers' median (25) */
     double lag_clock_ratio;          /* ... or SM clock below this share of peers' median (0.85) */
     uint32_t lag_min_s;              /* over at least this much history (10) */
+    uint32_t recent_s;               /* throttle shares and job means over this recent span; 0 = whole ring (0) */
     uint32_t xid_hold_s;             /* an Xid stays a finding this long after its last line (300) */
     bool check_visible_devices;      /* read /proc/PID/environ (true) */
     const char *proc_root;           /* NULL: "/proc" */

@@ -89,7 +89,7 @@ static const struct cfield cfields[] = {
     F(busy_util_pct, C_U32), F(busy_min_s, C_U32), F(leak_mib_per_s, C_DBL), F(leak_min_s, C_U32),
     F(leak_min_r2, C_DBL), F(saw_low_pct, C_U32), F(saw_high_pct, C_U32), F(saw_min_cycles, C_U32),
     F(saw_max_period_s, C_DBL), F(lag_util_pts, C_U32), F(lag_clock_ratio, C_DBL), F(lag_min_s, C_U32),
-    F(xid_hold_s, C_U32), F(check_visible_devices, C_BOOL), F(ring_samples, C_U32),
+    F(xid_hold_s, C_U32), F(recent_s, C_U32), F(check_visible_devices, C_BOOL), F(ring_samples, C_U32),
 };
 #undef F
 

@@ -135,7 +135,6 @@ int gs_baseline_diff(const char *db, const char *name, int64_t from_ms, int64_t 
         return gs_err_set(err, GS_E_IO, "cannot read baselines");
     }
     int found = 0, changed = 0;
-    fprintf(out, "%-4s %-9s %20s %20s  %s\n", "GPU", "metric", "baseline p50/p95", "now p50/p95", "");
     for (int m = 0; m < NMETRICS; m++) {
         int nd = distributions(h, m, from_ms, to_ms, d, 64);
         for (int i = 0; i < nd; i++) {
@@ -145,7 +144,8 @@ int gs_baseline_diff(const char *db, const char *name, int64_t from_ms, int64_t 
             sqlite3_bind_text(q, 3, metrics[m].name, -1, SQLITE_STATIC);
             if (sqlite3_step(q) != SQLITE_ROW)
                 continue;
-            found++;
+            if (!found++)
+                fprintf(out, "%-4s %-9s %20s %20s\n", "GPU", "metric", "baseline p50/p95", "now p50/p95");
             double b50 = sqlite3_column_double(q, 1), b95 = sqlite3_column_double(q, 2);
             bool moved = fabs(d[i].p50 - b50) >= metrics[m].threshold || fabs(d[i].p95 - b95) >= metrics[m].threshold;
             changed += moved;

@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_record.c - the history store: schema and migrations, NULL (never 0)
+ * for readings that are not values, bytes per GPU-sample on disk, rollup
+ * boundaries and retention, throttle events, time and size parsing.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "record/store.h"
+
+#define T0 1714521600000LL /* 2024-05-01T00:00:00Z */
+
+static int64_t q1(struct gs_store *st, const char *sql)
+{
+    sqlite3_stmt *q;
+    int64_t v = -999;
+    assert_int_equal(sqlite3_prepare_v2(gs_store_db(st), sql, -1, &q, NULL), SQLITE_OK);
+    if (sqlite3_step(q) == SQLITE_ROW)
+        v = sqlite3_column_type(q, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 0);
+    sqlite3_finalize(q);
+    return v;
+}
+
+/* A snapshot of n H100-like GPUs with every recorded field valid, varying with tick k. */
+static void fill_snap(struct gs_snapshot *snap, struct gs_gpu *gpus, unsigned n, unsigned k)
+{
+    memset(snap, 0, sizeof(*snap));
+    snap->ngpus = n;
+    snap->gpus = gpus;
+    for (unsigned i = 0; i < n; i++) {
+        struct gs_gpu *g = &gpus[i];
+        struct gs_sample *s = &g->s;
+        memset(s, 0, sizeof(*s));
+        g->st.index = i;
+        snprintf(g->st.uuid, sizeof(g->st.uuid), "GPU-test-%u", i);
+        snprintf(g->st.name, sizeof(g->st.name), "NVIDIA H100 80GB HBM3");
+        s->gpu_util_pct = 80 + (k * 7 + i) % 20;
+        s->mem_util_pct = 40 + k % 17;
+        s->mem_used_bytes = (60000ull + k % 3000) << 20;
+        s->mem_total_bytes = 81559ull << 20;
+        s->temp_gpu_c = 60 + (int)(k % 9);
+        s->temp_mem_c = 70 + (int)(k % 5);
+        s->power_mw = 600000 + (k * 997) % 90000;
+        s->power_enforced_limit_mw = 700000;
+        s->energy_mj = 1000000000ull + (uint64_t)k * 650000;
+        s->clock_sm_mhz = 1900 + k % 80;
+        s->clock_mem_mhz = 2619;
+        s->throttle_reasons = (k / 30) % 2 ? GS_THROTTLE_SW_POWER_CAP : 0;
+        s->pstate = 0;
+        s->pcie_tx_kbps = 500000 + (k * 1311) % 100000;
+        s->pcie_rx_kbps = 4000000 + (k * 7919) % 800000;
+        enum gs_field f[] = { GS_F_GPU_UTIL, GS_F_MEM_UTIL, GS_F_MEM_USED, GS_F_MEM_TOTAL, GS_F_TEMP_GPU,
+                              GS_F_TEMP_MEM, GS_F_POWER, GS_F_POWER_ENFORCED, GS_F_ENERGY, GS_F_CLOCK_SM,
+                              GS_F_CLOCK_MEM, GS_F_THROTTLE, GS_F_PSTATE, GS_F_PCIE_TX, GS_F_PCIE_RX };
+        for (size_t j = 0; j < sizeof(f) / sizeof(f[0]); j++)
+            gs_sample_mark(s, f[j], GS_ST_OK);
+    }
+}
+
+static struct gs_store *open_store(const char *path, int64_t keep_full_ms, int64_t keep_rollup_ms)
+{
+    struct gs_store_opts o = { .path = path, .writer = true, .keep_full_ms = keep_full_ms,
+                               .keep_rollup_ms = keep_rollup_ms, .interval_ms = 1000 };
+    struct gs_store *st = NULL;
+    struct gs_err err = { 0 };
+    int rc = gs_store_open(&st, &o, &err);
+    if (rc < 0)
+        fprintf(stderr, "%s\n", err.msg);
+    assert_int_equal(rc, 0);
+    return st;
+}
+
+static void test_schema(void **state)
+{
+    (void)state;
+    struct gs_store *st = open_store(":memory:", 0, 0);
+    assert_int_equal(q1(st, "PRAGMA user_version"), GS_STORE_SCHEMA_VERSION);
+    assert_int_equal(q1(st, "SELECT max(version) FROM schema_migration"), GS_STORE_SCHEMA_VERSION);
+    assert_int_equal(q1(st, "SELECT count(*) FROM sqlite_master WHERE name IN ('gpu','sample','rollup','proc',"
+                            "'proc_sample','event','baseline','series','meta')"), 9);
+    gs_store_close(st);
+}
+
+static void test_null_not_zero(void **state)
+{
+    (void)state;
+    struct gs_store *st = open_store(":memory:", 0, 0);
+    struct gs_gpu gpus[2];
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    memset(gpus, 0, sizeof(gpus));
+    fill_snap(&snap, gpus, 2, 0);
+    gs_sample_mark(&gpus[0].s, GS_F_TEMP_GPU, GS_ST_NOT_SUPPORTED);
+    gs_sample_mark(&gpus[1].s, GS_F_POWER, GS_ST_ERROR);
+    assert_int_equal(gs_store_write_tick(st, T0, &snap, true, &err), 0);
+    assert_int_equal(q1(st, "SELECT temp_c FROM sample WHERE gpu = 0"), -1);
+    assert_int_equal(q1(st, "SELECT bad FROM sample WHERE gpu = 0"), 0);
+    assert_int_equal(q1(st, "SELECT power_dw FROM sample WHERE gpu = 1"), -1);
+    assert_int_equal(q1(st, "SELECT bad FROM sample WHERE gpu = 1"), 1 << GS_COL_POWER);
+    /* the first tick has no energy delta: NULL, not 0; the second has one */
+    assert_int_equal(q1(st, "SELECT energy_mj FROM sample WHERE gpu = 0"), -1);
+    fill_snap(&snap, gpus, 2, 1);
+    assert_int_equal(gs_store_write_tick(st, T0 + 1000, &snap, true, &err), 0);
+    assert_int_equal(q1(st, "SELECT energy_mj FROM sample WHERE gpu = 0 AND t = 1714521601000"), 650000);
+    /* a lost GPU: its row is kept with the lost bit, and an event says when */
+    gpus[1].state = GS_GPU_LOST;
+    memset(&gpus[1].s, 0, sizeof(gpus[1].s));
+    assert_int_equal(gs_store_write_tick(st, T0 + 2000, &snap, true, &err), 0);
+    assert_int_equal(q1(st, "SELECT bad & 32768 FROM sample WHERE gpu = 1 AND t = 1714521602000"), GS_BAD_LOST);
+    assert_int_equal(q1(st, "SELECT t FROM event WHERE kind = 'gpu_lost' AND gpu = 1"), T0 + 2000);
+    gs_store_close(st);
+}
+
+/* An hour of 8 GPUs at 1 s: bytes on disk per GPU-sample (target <= 64). */
+static void test_bytes_per_sample(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gs-test-record-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    struct gs_store *st = open_store(path, 0, 0);
+    struct gs_gpu gpus[8];
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    memset(gpus, 0, sizeof(gpus));
+    for (unsigned k = 0; k < 3600; k++) {
+        fill_snap(&snap, gpus, 8, k);
+        assert_int_equal(gs_store_write_tick(st, T0 + k * 1000LL, &snap, false, &err), 0);
+    }
+    int64_t rows = q1(st, "SELECT count(*) FROM sample");
+    int64_t bytes = q1(st, "SELECT sum(pgsize) FROM dbstat WHERE name = 'sample'");
+    if (bytes < 0) /* no dbstat in this SQLite: the whole file is an upper bound */
+        bytes = (int64_t)gs_store_bytes_used(st);
+    assert_int_equal(rows, 8 * 3600);
+    printf("bytes per GPU-sample: %.1f\n", (double)bytes / (double)rows);
+    assert_true(bytes <= 64 * rows);
+    /* throttle on/off transitions became events: 3600 / 30 = 120 per GPU minus the first off */
+    assert_int_equal(q1(st, "SELECT count(*) FROM event WHERE gpu = 0 AND kind LIKE 'throttle_%'"), 119);
+    gs_store_close(st);
+    unlink(path);
+    char side[64];
+    snprintf(side, sizeof(side), "%s.lock", path);
+    unlink(side);
+}
+
+/* Retention: samples older than keep_full roll up into whole minutes; rollups
+ * older than keep_rollup go. */
+static void test_rollup_boundaries(void **state)
+{
+    (void)state;
+    struct gs_store *st = open_store(":memory:", 10 * 60000LL, 30 * 60000LL);
+    struct gs_gpu gpus[2];
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    memset(gpus, 0, sizeof(gpus));
+    /* 45 minutes plus 30 s, starting 20 s into a minute */
+    int64_t start = T0 + 20000;
+    for (unsigned k = 0; k < 45 * 60 + 30; k++) {
+        fill_snap(&snap, gpus, 2, k);
+        assert_int_equal(gs_store_write_tick(st, start + k * 1000LL, &snap, false, &err), 0);
+    }
+    int64_t now = start + (45 * 60 + 29) * 1000LL;
+    assert_int_equal(gs_store_maintain(st, now, &err), 0);
+    int64_t cutoff = ((now - 10 * 60000LL) / 60000) * 60000;
+    assert_int_equal(q1(st, "SELECT count(*) FROM rollup WHERE t % 60000 != 0"), 0);
+    char sql[256];
+    snprintf(sql, sizeof(sql), "SELECT min(t) = %lld FROM sample", (long long)cutoff);
+    assert_int_equal(q1(st, sql), 1);
+    snprintf(sql, sizeof(sql), "SELECT max(t) < %lld FROM rollup", (long long)cutoff);
+    assert_int_equal(q1(st, sql), 1);
+    /* the first minute was partial (40 samples), the others whole; older than 30 min: gone */
+    snprintf(sql, sizeof(sql), "SELECT min(t) >= %lld FROM rollup", (long long)(now - 30 * 60000LL - 60000));
+    assert_int_equal(q1(st, sql), 1);
+    assert_int_equal(q1(st, "SELECT count(*) FROM rollup WHERE n != 60"), 0);
+    assert_int_equal(q1(st, "SELECT count(*) FROM rollup WHERE util_min > util_avg OR util_avg > util_max"), 0);
+    /* energy is conserved by the rollup: every minute sums 60 deltas of 650000 mJ */
+    assert_int_equal(q1(st, "SELECT count(*) FROM rollup WHERE energy_mj != 60 * 650000"), 0);
+    /* the throttle mask is OR'ed: minutes that saw SW power cap say so */
+    assert_true(q1(st, "SELECT count(*) FROM rollup WHERE throttle_or = 4") > 0);
+    gs_store_close(st);
+}
+
+static void test_parsing(void **state)
+{
+    (void)state;
+    int64_t ms;
+    uint64_t b;
+    char buf[48];
+    assert_int_equal(gs_parse_duration_ms("2h", &ms), 0);
+    assert_int_equal(ms, 7200000);
+    assert_int_equal(gs_parse_duration_ms("90", &ms), 0);
+    assert_int_equal(ms, 90000);
+    assert_int_equal(gs_parse_duration_ms("3x", &ms), -1);
+    assert_int_equal(gs_parse_time_ms("2024-05-01T02:00:00+02:00", 0, &ms), 0);
+    assert_int_equal(ms, T0);
+    assert_int_equal(gs_parse_time_ms("-1h", T0, &ms), 0);
+    assert_int_equal(ms, T0 - 3600000);
+    assert_int_equal(gs_parse_size("2G", &b), 0);
+    assert_int_equal(b, 2ull << 30);
+    setenv("TZ", "UTC", 1);
+    assert_string_equal(gs_rfc3339(T0 + 5, buf, sizeof(buf)), "2024-05-01T00:00:00.005+00:00");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_schema),
+        cmocka_unit_test(test_null_not_zero),
+        cmocka_unit_test(test_bytes_per_sample),
+        cmocka_unit_test(test_rollup_boundaries),
+        cmocka_unit_test(test_parsing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench/record.sh - the recorder's benchmark (issue 5), on the bench-8x64
+# scenario (8 GPUs x 64 processes, PIDs = live `sleep` children):
+#   recorder CPU at 1 s sampling, % of one core          (target <= 0.2 %)
+#   recorder RSS                                         (target <= 10 MiB)
+#   bytes on disk per GPU-sample at full resolution      (target <= 64 B)
+#   time to render a 24-hour HTML report for 8 GPUs      (target <= 1 s)
+#   time to export the same 24 hours as CSV
+# The 24 hours are recorded on the virtual clock (--ticks 86400 --step 1s)
+# with the demo scenario, so the benchmark takes about two minutes, not a day.
+# Environment: O (build dir, default build), RECORD_BENCH_SECONDS (CPU window, 30).
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$(pwd)
+O=${O:-build}
+SECS=${RECORD_BENCH_SECONDS:-30}
+GS=$ROOT/$O/gpuscope
+TMP=$(mktemp -d /tmp/gpuscope-record-bench.XXXXXX)
+PIDS=()
+REC=
+cleanup() {
+    [ -n "$REC" ] && kill "$REC" 2>/dev/null && wait "$REC" 2>/dev/null
+    [ "${#PIDS[@]}" -gt 0 ] && kill "${PIDS[@]}" 2>/dev/null && wait "${PIDS[@]}" 2>/dev/null
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+[ -x "$GS" ] || { echo "record bench: build $GS first"; exit 2; }
+export GPUSCOPE_NVML_LIB=$ROOT/$O/sim/current/libnvidia-ml.so.1 GPUSCOPE_SIM_SCENARIO_DIR=$ROOT/sim/scenarios
+
+# 1. CPU and RSS of a live recorder, 8x64 at 1 s
+for _ in $(seq 1 64); do sleep 3600 & PIDS+=($!); done
+pidlist=$(IFS=,; echo "${PIDS[*]}")
+GPUSCOPE_SIM_SCENARIO=bench-8x64 GPUSCOPE_SIM_PIDS=$pidlist "$GS" record -q --db "$TMP/live.db" --interval 1 &
+REC=$!
+sleep 3
+ticks0=$(awk '{ print $14 + $15 }' /proc/$REC/stat)
+sleep "$SECS"
+ticks1=$(awk '{ print $14 + $15 }' /proc/$REC/stat)
+rss_kib=$(awk '/^VmHWM/ { print $2 }' /proc/$REC/status)
+hz=$(getconf CLK_TCK)
+kill -TERM "$REC"; wait "$REC"; REC=
+awk -v a="$ticks0" -v b="$ticks1" -v hz="$hz" -v s="$SECS" \
+    'BEGIN { printf "record 8x64 @1s: CPU %.3f %% of a core (target <= 0.2 %%)\n", (b - a) / hz / s * 100 }'
+awk -v k="$rss_kib" 'BEGIN { printf "record 8x64 @1s: peak RSS %.1f MiB (target <= 10 MiB)\n", k / 1024 }'
+
+# 2. a day of 8 GPUs at 1 s on the virtual clock
+echo 0 > "$TMP/clk"
+t0=$(date +%s.%N)
+GPUSCOPE_SIM_SCENARIO=demo GPUSCOPE_SIM_CLOCK=file:$TMP/clk "$GS" record -q --db "$TMP/day.db" \
+    --ticks 86400 --step 1s --clock-file "$TMP/clk" --start 2024-05-01T00:00:00Z --proc-interval 1h
+t1=$(date +%s.%N)
+rows=$(sqlite3 "$TMP/day.db" "SELECT count(*) FROM sample")
+bytes=$(sqlite3 "$TMP/day.db" "SELECT sum(pgsize) FROM dbstat WHERE name = 'sample'")
+awk -v b="$bytes" -v r="$rows" -v t="$(echo "$t1 - $t0" | bc)" \
+    'BEGIN { printf "record: %d GPU-samples in %.0f s; %.1f bytes on disk per GPU-sample (target <= 64 B)\n", r, t, b / r }'
+for fmt in html csv; do
+    t0=$(date +%s.%N)
+    "$GS" report --db "$TMP/day.db" --from 2024-05-01T00:00:00Z --to 2024-05-02T00:00:00Z -f $fmt -o "$TMP/day.$fmt"
+    t1=$(date +%s.%N)
+    printf "report 24 h x 8 GPUs as %s: %.2f s, %s bytes%s\n" "$fmt" "$(echo "$t1 - $t0" | bc)" \
+        "$(stat -c %s "$TMP/day.$fmt")" "$([ $fmt = html ] && echo ' (target <= 1 s)')"
+done

@@ -247,10 +247,12 @@ static void json_xid(json_t *gpu, struct jgrp *top, const struct gs_sample *s)
 {
     struct jgrp x = jgroup(gpu, top, "xid");
 
+    /* No Xid yet: "last" is null with reason not_available (nothing to report, not an error). */
+    enum gs_status last = SST(GS_F_XID) == GS_ST_OK && !s->xid_count ? GS_ST_NOT_AVAILABLE : SST(GS_F_XID);
+
     jput(&x, "count_since_start", SST(GS_F_XID), json_integer((json_int_t)s->xid_count));
-    jput(&x, "last", SST(GS_F_XID), s->xid_count ? json_integer(s->xid_last) : json_null());
-    jput(&x, "last_time_unix_ms", SST(GS_F_XID),
-         s->xid_count ? json_integer((json_int_t)s->xid_last_ms) : json_null());
+    jput(&x, "last", last, json_integer(s->xid_last));
+    jput(&x, "last_time_unix_ms", last, json_integer((json_int_t)s->xid_last_ms));
 }
 
 static const char *compute_mode_name(uint32_t mode)

@@ -141,6 +141,7 @@ bool gs_sawtooth(const double *t_s, const double *util, size_t n, const struct g
 struct gs_xid_info {
     uint32_t xid;
     const char *mnemonic;
+    const char *words;      /* a few words for badges and metric labels: "fell off the bus" */
     const char *meaning;
     const char *causes;     /* "HW DRV APP ..." */
     uint8_t severity;       /* enum gs_sev */

@@ -3,9 +3,8 @@
  * xid.c - the exporter's Xid bookkeeping: a tally of Xid events per (GPU,
  * Xid code) accumulated from each snapshot's events[] since the exporter
  * started (gpuscope_xid_errors_total), the order of the latest event per GPU
- * (DCGM_FI_DEV_XID_ERRORS is "the last Xid"), and short descriptions of the
- * Xid codes for dcgm-exporter's err_msg label (our wording of NVIDIA's Xid
- * catalogue; docs/SERVE.md).
+ * (DCGM_FI_DEV_XID_ERRORS is "the last Xid"), and the err_msg label's text,
+ * taken from the health engine's Xid catalog (docs/SERVE.md).
  */
 #include "serve/prom.h"
 
@@ -13,58 +12,17 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "health/health.h"
 
-static const struct {
-    uint16_t xid;
-    const char *text;
-} xid_texts[] = {
-    { 0, "No Error" },
-    { 8, "GPU stopped processing (channel idle timeout)" },
-    { 13, "Graphics engine exception" },
-    { 31, "GPU memory page fault" },
-    { 32, "Invalid or corrupted push buffer stream" },
-    { 38, "Driver firmware error" },
-    { 43, "GPU stopped processing (channel reset)" },
-    { 45, "Preemptive cleanup after previous errors" },
-    { 46, "GPU stopped processing (timeout)" },
-    { 48, "Double-bit ECC error" },
-    { 56, "Display engine error" },
-    { 57, "Error programming the video memory interface" },
-    { 61, "Internal micro-controller breakpoint" },
-    { 62, "Internal micro-controller halt" },
-    { 63, "ECC page retirement or row remapping recorded" },
-    { 64, "ECC page retirement or row remapping recording failure" },
-    { 68, "NVDEC0 exception" },
-    { 69, "Graphics engine class error" },
-    { 73, "NVENC2 error" },
-    { 74, "NVLink error" },
-    { 79, "GPU has fallen off the bus" },
-    { 92, "High single-bit ECC error rate" },
-    { 94, "Contained ECC error" },
-    { 95, "Uncontained ECC error" },
-    { 109, "Context switch timeout" },
-    { 119, "GSP RPC timeout" },
-    { 120, "GSP error" },
-    { 121, "C2C link corrected errors" },
-    { 123, "SPI PMU RPC write failure" },
-    { 136, "NVLink link training failed" },
-    { 137, "NVLink FLA privilege error" },
-    { 140, "Unrecoverable ECC error escape" },
-    { 143, "GPU initialization error" },
-    { 154, "GPU recovery action changed" },
-    { 155, "NVLink software-defined error" },
-    { 156, "Resource retirement event" },
-    { 157, "Resource retirement failure" },
-    { 158, "GPU fatal timeout" },
-    { 999, "Unknown Xid" },
-};
-
+/* dcgm-exporter's err_msg label: "No Error" before the first Xid, else the
+ * catalog's words for the code (health/xid_catalog.c). */
 const char *gs_prom_xid_text(uint32_t xid)
 {
-    for (size_t i = 0; i < sizeof(xid_texts) / sizeof(xid_texts[0]); i++)
-        if (xid_texts[i].xid == xid)
-            return xid_texts[i].text;
-    return "See NVIDIA's Xid catalog";
+    const struct gs_xid_info *x = xid ? gs_xid_lookup(xid) : NULL;
+
+    if (!xid)
+        return "No Error";
+    return x && x->words ? x->words : xid == 999 ? "unknown Xid" : "see NVIDIA's Xid catalog";
 }
 
 void gs_prom_xid_tally_init(struct gs_prom_xid_tally *t)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * xid.c - the words for common Xids (NVIDIA's Xid catalog, as summarised in
- * the team's health reference notes) and the per-GPU Xid tally of `gpuscope top`.
+ * xid.c - the Xid badges of `gpuscope top`: the per-GPU Xid tally, with words
+ * and severity from the health engine's Xid catalog.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,53 +9,20 @@
 #include <time.h>
 
 #include "core/err.h"
+#include "health/health.h"
 #include "ui/xid.h"
 
-static const struct {
-    uint32_t xid;
-    bool severe;
-    const char *words;
-} xid_table[] = {
-    { 8, false, "GPU stopped processing" },
-    { 13, false, "app error (graphics exception)" },
-    { 31, false, "app error (memory page fault)" },
-    { 32, false, "bad push buffer (PCIe?)" },
-    { 43, false, "app error (channel reset)" },
-    { 45, false, "channels cleaned up" },
-    { 46, true, "GPU timeout" },
-    { 48, true, "double-bit ECC error" },
-    { 62, true, "micro-controller halted" },
-    { 63, false, "row remap recorded (reset pending)" },
-    { 64, true, "row remap failed" },
-    { 74, true, "NVLink error" },
-    { 79, true, "fell off the bus" },
-    { 92, false, "high single-bit ECC rate" },
-    { 94, false, "contained ECC error" },
-    { 95, true, "uncontained ECC error" },
-    { 109, false, "context switch timeout" },
-    { 119, true, "GSP firmware timeout" },
-    { 120, true, "GSP firmware error" },
-    { 140, true, "unrecovered ECC error" },
-};
-
-static int xid_find(uint32_t xid)
-{
-    for (size_t i = 0; i < sizeof(xid_table) / sizeof(xid_table[0]); i++)
-        if (xid_table[i].xid == xid)
-            return (int)i;
-    return -1;
-}
-
+/* The words and the severity come from the one Xid catalog (health/xid_catalog.c). */
 const char *gs_xid_words(uint32_t xid)
 {
-    int k = xid_find(xid);
-    return k < 0 ? NULL : xid_table[k].words;
+    const struct gs_xid_info *x = gs_xid_lookup(xid);
+    return x ? x->words : NULL;
 }
 
 bool gs_xid_severe(uint32_t xid)
 {
-    int k = xid_find(xid);
-    return k >= 0 && xid_table[k].severe;
+    const struct gs_xid_info *x = gs_xid_lookup(xid);
+    return x && x->severity >= GS_SEV_CRITICAL;
 }
 
 void gs_xid_track_release(struct gs_xid_track *t)

@@ -418,7 +418,7 @@ static void test_xid_tally(void **state)
     assert_int_equal(t.v[2].xid, 79);
     assert_true(t.v[1].seq > t.v[0].seq);
     assert_int_equal(t.dropped, 2);
-    assert_string_equal(gs_prom_xid_text(79), "GPU has fallen off the bus");
+    assert_string_equal(gs_prom_xid_text(79), "fell off the bus");
     assert_string_equal(gs_prom_xid_text(0), "No Error");
     assert_non_null(gs_prom_xid_text(12345));
     gs_prom_xid_tally_free(&t);
@@ -455,9 +455,9 @@ static void test_render_xid(void **state)
     assert_non_null(strstr(m, "# HELP DCGM_FI_DEV_XID_ERRORS Value of the last XID error encountered.\n"
                               "# TYPE DCGM_FI_DEV_XID_ERRORS gauge\n"));
     assert_non_null(strstr(m, "DCGM_FI_DEV_XID_ERRORS{" DCGM_L0 ",container=\"pytorch\",err_code=\"13\","
-                              "err_msg=\"Graphics engine exception\",namespace=\"ml-team\",pod=\"trainer-0\"} 13\n"));
+                              "err_msg=\"app error (graphics exception)\",namespace=\"ml-team\",pod=\"trainer-0\"} 13\n"));
     assert_non_null(strstr(m, "DCGM_FI_DEV_XID_ERRORS{gpu=\"1\","));
-    assert_non_null(strstr(m, "err_code=\"79\",err_msg=\"GPU has fallen off the bus\"} 79\n"));
+    assert_non_null(strstr(m, "err_code=\"79\",err_msg=\"fell off the bus\"} 79\n"));
     assert_non_null(strstr(m, "# TYPE gpuscope_xid_errors_total counter\n"));
     assert_non_null(strstr(m, "gpuscope_xid_errors_total{" OWN_L0 ",xid=\"13\"} 2\n"));
     assert_non_null(strstr(m, "gpuscope_xid_errors_total{" OWN_L1 ",xid=\"79\"} 1\n"));

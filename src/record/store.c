@@ -305,5 +305,6 @@ void gs_store_close(struct gs_store *st)
     if (st->lock_fd >= 0)
         close(st->lock_fd); /* releases the flock */
     free(st->procs);
+    free(st->procs_saved);
     free(st);
 }

@@ -45,6 +45,8 @@ struct gs_store {
     unsigned ngpus;
     struct gs_store_proc *procs;       /* open-addressing table */
     unsigned procs_cap, procs_used;
+    struct gs_store_proc *procs_saved; /* the table as it was before the tick in flight */
+    unsigned saved_cap, saved_used;    /* (restored when the tick's transaction rolls back) */
     int64_t last_maint_ms;
     int64_t last_t;
     bool debug_full;                   /* test hook: every tick needs pages it cannot get */

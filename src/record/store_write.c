@@ -430,6 +430,40 @@ static int write_tick_body(struct gs_store *st, int64_t t, const struct gs_snaps
     return 0;
 }
 
+/* Keep a copy of the process table before a tick: if the tick's transaction
+ * rolls back, the rows it inserted are gone but those of earlier ticks are not. */
+static int procs_save(struct gs_store *st, struct gs_err *err)
+{
+    if (st->saved_cap != st->procs_cap) {
+        struct gs_store_proc *n = realloc(st->procs_saved, (st->procs_cap ? st->procs_cap : 1) * sizeof(*n));
+        if (!n)
+            return gs_err_set(err, GS_E_NOMEM, "out of memory");
+        st->procs_saved = n;
+        st->saved_cap = st->procs_cap;
+    }
+    if (st->procs_cap)
+        memcpy(st->procs_saved, st->procs, st->procs_cap * sizeof(*st->procs));
+    st->saved_used = st->procs_used;
+    return 0;
+}
+
+/* The tick rolled back: processes it inserted are forgotten (the next tick
+ * inserts them again), those it ended are open again, GPU sets unwritten. */
+static void procs_restore(struct gs_store *st)
+{
+    struct gs_store_proc *t = st->procs;
+    unsigned cap = st->procs_cap;
+    st->procs = st->procs_saved;
+    st->procs_cap = st->saved_cap;
+    st->procs_used = st->saved_used;
+    st->procs_saved = t;
+    st->saved_cap = cap;
+    if (!st->procs_cap) {
+        free(st->procs);
+        st->procs = NULL;
+    }
+}
+
 int gs_store_write_tick(struct gs_store *st, int64_t t_ms, const struct gs_snapshot *snap, bool with_procs,
                         struct gs_err *err)
 {
@@ -437,6 +471,8 @@ int gs_store_write_tick(struct gs_store *st, int64_t t_ms, const struct gs_snaps
     struct gs_store_gpu saved[GS_STORE_MAX_GPUS];
     unsigned saved_n = st->ngpus;
     memcpy(saved, st->gpus, sizeof(saved));
+    if (procs_save(st, err) < 0)
+        return -err->code;
     if (gs_store_exec(st, "BEGIN IMMEDIATE", err) < 0)
         return -err->code;
     if (write_tick_body(st, t_ms, snap, with_procs, err) < 0 ||
@@ -445,11 +481,7 @@ int gs_store_write_tick(struct gs_store *st, int64_t t_ms, const struct gs_snaps
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
         memcpy(st->gpus, saved, sizeof(saved));
         st->ngpus = saved_n;
-        /* Process ids inserted in the failed transaction are gone: forget them all;
-         * the next tick re-inserts live processes (a lifetime may be split in two). */
-        free(st->procs);
-        st->procs = NULL;
-        st->procs_cap = st->procs_used = 0;
+        procs_restore(st);
         return -err->code;
     }
     st->last_t = t_ms;

@@ -191,6 +191,75 @@ static void test_rollup_boundaries(void **state)
     gs_store_close(st);
 }
 
+/* A tick that fails to write (the database is full) keeps the process table:
+ * a process alive across the failure keeps one lifetime row; one that started
+ * during the failed tick is inserted once afterwards; one that ended during
+ * it is closed afterwards. */
+static void test_procs_survive_failed_tick(void **state)
+{
+    (void)state;
+    char path[] = "/tmp/gs-test-record-XXXXXX";
+    int fd = mkstemp(path);
+    assert_true(fd >= 0);
+    close(fd);
+    unlink(path);
+    struct gs_store *st = open_store(path, 0, 0);
+    struct gs_gpu gpus[1];
+    struct gs_proc procs[3];
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    memset(gpus, 0, sizeof(gpus));
+    memset(procs, 0, sizeof(procs));
+    for (unsigned i = 0; i < 3; i++) {
+        procs[i].pid = 1000 + i;
+        procs[i].start_time = 1714500000 + i;
+        procs[i].gpu_mem_bytes = (1000ull + i) << 20;
+        procs[i].valid = (1u << GS_P_START) | (1u << GS_P_GPU_MEM);
+        snprintf(procs[i].name, sizeof(procs[i].name), "p%u", i);
+    }
+    /* ticks 0-1: procs 0 and 1 */
+    for (unsigned k = 0; k < 2; k++) {
+        fill_snap(&snap, gpus, 1, k);
+        gpus[0].procs = procs;
+        gpus[0].nprocs = 2;
+        assert_int_equal(gs_store_write_tick(st, T0 + k * 1000LL, &snap, true, &err), 0);
+    }
+    /* tick 2 fails: proc 1 ended, proc 2 started (procs 0 and 2 listed) */
+    procs[1] = procs[2];
+    fill_snap(&snap, gpus, 1, 2);
+    gpus[0].procs = procs;
+    gpus[0].nprocs = 2;
+    gs_store_debug_full(st, true);
+    assert_true(gs_store_write_tick(st, T0 + 2000, &snap, true, &err) < 0);
+    assert_int_equal(err.code, GS_E_IO);
+    gs_store_debug_full(st, false);
+    /* ticks 3-4 work again */
+    for (unsigned k = 3; k < 5; k++) {
+        fill_snap(&snap, gpus, 1, k);
+        gpus[0].procs = procs;
+        gpus[0].nprocs = 2;
+        assert_int_equal(gs_store_write_tick(st, T0 + k * 1000LL, &snap, true, &err), 0);
+    }
+    assert_int_equal(gs_store_finish(st, T0 + 5000, &err), 0);
+    assert_int_equal(q1(st, "SELECT count(*) FROM proc"), 3);
+    assert_int_equal(q1(st, "SELECT count(*) FROM proc WHERE pid = 1000"), 1);
+    assert_int_equal(q1(st, "SELECT first_t FROM proc WHERE pid = 1000"), T0);
+    assert_int_equal(q1(st, "SELECT end_t FROM proc WHERE pid = 1000"), T0 + 5000);
+    /* proc 1 was last listed at tick 1; its end is noticed by the first tick written after */
+    assert_int_equal(q1(st, "SELECT last_t FROM proc WHERE pid = 1001"), T0 + 1000);
+    assert_int_equal(q1(st, "SELECT end_t FROM proc WHERE pid = 1001"), T0 + 3000);
+    assert_int_equal(q1(st, "SELECT count(*) FROM proc WHERE pid = 1002"), 1);
+    assert_int_equal(q1(st, "SELECT first_t FROM proc WHERE pid = 1002"), T0 + 3000);
+    /* every process sample points at a lifetime row */
+    assert_int_equal(q1(st, "SELECT count(*) FROM proc_sample WHERE proc NOT IN (SELECT id FROM proc)"), 0);
+    assert_int_equal(q1(st, "SELECT count(*) FROM proc_sample"), 8);
+    gs_store_close(st);
+    unlink(path);
+    char side[64];
+    snprintf(side, sizeof(side), "%s.lock", path);
+    unlink(side);
+}
+
 static void test_parsing(void **state)
 {
     (void)state;
@@ -219,6 +288,7 @@ int main(void)
         cmocka_unit_test(test_null_not_zero),
         cmocka_unit_test(test_bytes_per_sample),
         cmocka_unit_test(test_rollup_boundaries),
+        cmocka_unit_test(test_procs_survive_failed_tick),
         cmocka_unit_test(test_parsing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -111,10 +111,31 @@ static void check_sawtooth(struct gs_health *h, const struct hgpu *g, struct gs_
 
 /* ---- leaks ------------------------------------------------------------------------- */
 
+/* The cheap early outs first, from the first and last readings only (no copy): this
+ * runs for every process on every evaluation (top and serve evaluate each tick). */
+static bool leak_possible(const struct gs_health *h, const struct hproc *p)
+{
+    const struct ppoint *first = NULL, *last = NULL;
+    for (uint32_t i = 0; i < p->count && !first; i++)
+        if (hp_at(p, i)->mem_mib != UINT32_MAX)
+            first = hp_at(p, i);
+    for (uint32_t i = p->count; i-- > 0 && !last;)
+        if (hp_at(p, i)->mem_mib != UINT32_MAX)
+            last = hp_at(p, i);
+    if (!first || first == last)
+        return false;
+    double span_s = (double)(last->t_ms - first->t_ms) / 1000.0;
+    if (span_s < h->cfg.leak_min_s)
+        return false;
+    return ((double)last->mem_mib - (double)first->mem_mib) / span_s >= h->cfg.leak_mib_per_s * 0.5;
+}
+
 static void check_leak(struct gs_health *h, const struct hproc *p, struct gs_findings *out)
 {
     double t[PROC_RING], m[PROC_RING];
     size_t n = 0;
+    if (!leak_possible(h, p))
+        return;
     double max_drop = 0, lo = INFINITY, hi = -INFINITY;
     for (uint32_t i = 0; i < p->count; i++) {
         const struct ppoint *pt = hp_at(p, i);

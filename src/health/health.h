@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * health.h - the health engine behind `gpuscope doctor` and `gpuscope watch`
- * (and, later, the live view's badges and the exporter's health metrics).
+ * and the live view's badges (`top`) and the exporter's health metrics (`serve`).
  *
  * The engine owns a bounded window of history: per GPU a ring of compact
  * samples, per process (GPU, PID) a ring of memory/utilization points, plus the
@@ -117,6 +117,10 @@ void gs_health_set_open_error(struct gs_health *h, const struct gs_err *err);
 int gs_health_eval(struct gs_health *h, struct gs_findings *out);
 /* Bytes the engine holds (for the benchmark). */
 size_t gs_health_mem_bytes(const struct gs_health *h);
+
+/* A finding in a few plain words for a badge ("HW slowdown", "memory leak pid 1234",
+ * "row remap pending", "Xid 79 fell off the bus"); returns buf (badge.c). */
+const char *gs_finding_words(const struct gs_finding *f, char *buf, size_t len);
 
 /* ---- helpers with unit tests (stats.c) ------------------------------------------- */
 struct gs_linreg {

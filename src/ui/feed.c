@@ -7,6 +7,12 @@
  * the pipe. The UI swaps pub with its view under the same mutex: no snapshot is
  * ever read while being written, nothing is copied, and neither side waits on
  * the other's NVML calls.
+ *
+ * The health engine (src/health/) runs here too, on each snapshot, never on
+ * the UI thread: the findings travel with the snapshot they belong to, in
+ * three buffers swapped the same way. A full evaluation runs at most about
+ * once a second (and at once when the snapshot brings driver events): the
+ * window checks need seconds of history anyway, and top keeps a refresh cheap.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -17,7 +23,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "health/health.h"
 #include "ui/feed.h"
+
+/* Evaluate the findings at most this often (ms); events evaluate at once. */
+#define FEED_EVAL_MS 900
 
 struct gs_feed {
     struct gs_sampler *sampler;
@@ -32,7 +42,48 @@ struct gs_feed {
     uint64_t pub_seq, taken_seq;
     int pub_rc;
     struct gs_err pub_err;
+    struct gs_health *health;   /* thread only; NULL: out of memory, no findings */
+    struct gs_findings cur;     /* thread only: the latest evaluation */
+    struct gs_findings work_f;  /* thread only: published with work */
+    struct gs_findings pub_f;   /* under lock, with pub */
+    uint64_t first_ns;          /* the first snapshot's monotonic time */
+    int64_t eval_ms;            /* engine time of the latest evaluation, -1: none */
 };
+
+static int findings_copy(struct gs_findings *dst, const struct gs_findings *src)
+{
+    if (dst->cap < src->n) {
+        struct gs_finding *v = realloc(dst->v, src->n * sizeof(*v));
+        if (!v)
+            return -1;
+        dst->v = v;
+        dst->cap = src->n;
+    }
+    if (src->n)
+        memcpy(dst->v, src->v, src->n * sizeof(*src->v));
+    dst->n = src->n;
+    return 0;
+}
+
+/* Feed the engine this snapshot; evaluate when due; the findings go with it. */
+static void feed_health(struct gs_feed *f, int rc)
+{
+    const struct gs_snapshot *snap = &f->work;
+    if (!f->health)
+        return;
+    if (rc == 0 || rc == -GS_E_GPU_LOST || rc == -GS_E_BACKEND) {
+        if (!f->first_ns)
+            f->first_ns = snap->mono_ns ? snap->mono_ns : 1;
+        int64_t t_ms = (int64_t)((snap->mono_ns - f->first_ns) / 1000000ull);
+        gs_health_add(f->health, snap, t_ms);
+        if (f->eval_ms < 0 || t_ms - f->eval_ms >= FEED_EVAL_MS || snap->nevents) {
+            gs_health_eval(f->health, &f->cur);
+            f->eval_ms = t_ms;
+        }
+    }
+    if (findings_copy(&f->work_f, &f->cur) < 0)
+        f->work_f.n = 0;
+}
 
 
 static void feed_publish(struct gs_feed *f, int rc, const struct gs_err *err)
@@ -46,6 +97,9 @@ static void feed_publish(struct gs_feed *f, int rc, const struct gs_err *err)
     struct gs_snapshot tmp = f->pub;
     f->pub = f->work;
     f->work = tmp;
+    struct gs_findings tf = f->pub_f;
+    f->pub_f = f->work_f;
+    f->work_f = tf;
     f->pub_seq++;
     f->pub_rc = rc;
     f->pub_err = *err;
@@ -92,6 +146,7 @@ static void *feed_main(void *arg)
         struct gs_err err = { 0 };
         clock_gettime(CLOCK_MONOTONIC, &start);
         int rc = gs_sampler_snapshot(f->sampler, &f->work, &err);
+        feed_health(f, rc);
         feed_publish(f, rc, &err);
     } while (feed_wait(f, &start));
     return NULL;
@@ -127,7 +182,13 @@ int gs_feed_start(struct gs_feed **out, struct gs_sampler *s, uint32_t interval_
         return gs_err_set(err, GS_E_NOMEM, "out of memory starting the sampler thread");
     f->sampler = s;
     f->interval_ms = interval_ms;
+    struct gs_health_cfg hc;
+    gs_health_cfg_default(&hc);
+    hc.recent_s = 60; /* badges follow the last minute, as watch's alerts do */
+    f->health = gs_health_new(&hc);
+    f->eval_ms = -1;
     if (feed_init_sync(f) < 0) {
+        gs_health_free(f->health);
         free(f);
         return gs_err_set(err, GS_E_INTERNAL, "cannot set up the sampler thread: %s",
                           strerror(errno));
@@ -140,6 +201,7 @@ int gs_feed_start(struct gs_feed **out, struct gs_sampler *s, uint32_t interval_
     if (rc) {
         close(f->pipe_rd);
         close(f->pipe_wr);
+        gs_health_free(f->health);
         free(f);
         return gs_err_set(err, GS_E_INTERNAL, "cannot start the sampler thread: %s", strerror(rc));
     }
@@ -160,7 +222,8 @@ void gs_feed_drain(struct gs_feed *f)
     }
 }
 
-int gs_feed_take(struct gs_feed *f, struct gs_snapshot *view, int *rc, struct gs_err *err)
+int gs_feed_take(struct gs_feed *f, struct gs_snapshot *view, struct gs_findings *findings, int *rc,
+                 struct gs_err *err)
 {
     int got = 0;
 
@@ -170,6 +233,9 @@ int gs_feed_take(struct gs_feed *f, struct gs_snapshot *view, int *rc, struct gs
         struct gs_snapshot tmp = *view;
         *view = f->pub;
         f->pub = tmp;
+        struct gs_findings tf = *findings;
+        *findings = f->pub_f;
+        f->pub_f = tf;
         f->taken_seq = f->pub_seq;
         *rc = f->pub_rc;
         *err = f->pub_err;
@@ -216,6 +282,10 @@ void gs_feed_stop(struct gs_feed *f)
     gs_sampler_close(f->sampler);
     gs_snapshot_release(&f->work);
     gs_snapshot_release(&f->pub);
+    gs_health_free(f->health);
+    gs_findings_free(&f->cur);
+    gs_findings_free(&f->work_f);
+    gs_findings_free(&f->pub_f);
     close(f->pipe_rd);
     close(f->pipe_wr);
     pthread_cond_destroy(&f->wake);

@@ -3,7 +3,8 @@
  * feed.h - the sampler thread of `gpuscope top`. It takes snapshots at the
  * chosen interval, publishes each (buffers swapped under a mutex, never
  * copied) and wakes the UI through a self-pipe, so a slow NVML call never
- * blocks key handling.
+ * blocks key handling. It also runs the health engine on each snapshot (the
+ * badges' findings), so the UI thread never does.
  */
 #ifndef GS_UI_FEED_H
 #define GS_UI_FEED_H
@@ -14,6 +15,7 @@
 #include "core/err.h"
 #include "core/model.h"
 #include "core/sampler.h"
+#include "health/health.h"
 
 struct gs_feed;
 
@@ -24,8 +26,11 @@ int gs_feed_start(struct gs_feed **out, struct gs_sampler *s, uint32_t interval_
 int gs_feed_fd(const struct gs_feed *f);
 /* If a snapshot newer than view is published, move it into view (the old view
  * becomes the thread's next publishing buffer) and return 1; else 0. *rc gets
- * gs_sampler_snapshot's result and err its error for that snapshot. */
-int gs_feed_take(struct gs_feed *f, struct gs_snapshot *view, int *rc, struct gs_err *err);
+ * gs_sampler_snapshot's result and err its error for that snapshot; findings
+ * gets the health engine's current findings (evaluated on the sampler thread,
+ * swapped like the snapshot, never copied on this side). */
+int gs_feed_take(struct gs_feed *f, struct gs_snapshot *view, struct gs_findings *findings, int *rc,
+                 struct gs_err *err);
 /* Empty the wake-up pipe without taking anything (while paused). */
 void gs_feed_drain(struct gs_feed *f);
 void gs_feed_set_interval(struct gs_feed *f, uint32_t interval_ms);

@@ -124,6 +124,7 @@ static void main_key(struct gs_ui *ui, int ch)
     case '-': case '_': set_interval(ui, -1); break;
     case 'p': case ' ': toggle_pause(ui); break;
     case '\n': case '\r': case KEY_ENTER: gs_detail_open(ui); break;
+    case 'H': ui->mode = GS_MODE_HEALTH; ui->health_top = 0; break;
     case 'k': case KEY_F(9):
         if (ui->opts.readonly)
             gs_ui_message(ui, "read-only mode (--readonly): signals are disabled");
@@ -209,6 +210,26 @@ static void help_key(struct gs_ui *ui, int ch)
         ui->help_top = 0;
 }
 
+static void health_key(struct gs_ui *ui, int ch)
+{
+    int page = LINES > 4 ? LINES - 3 : 1;
+    switch (ch) {
+    case KEY_RESIZE: gs_ui_relayout(ui); break;
+    case KEY_MOUSE: { MEVENT ev; getmouse(&ev); } break;
+    case KEY_DOWN: case 'j': ui->health_top++; break;
+    case KEY_UP: case 'k': ui->health_top--; break;
+    case KEY_NPAGE: case ' ': ui->health_top += page; break;
+    case KEY_PPAGE: ui->health_top -= page; break;
+    case KEY_HOME: ui->health_top = 0; break;
+    case KEY_END: ui->health_top = gs_health_scroll_max(ui); break;
+    default: ui->mode = GS_MODE_MAIN; return;
+    }
+    if (ui->health_top > gs_health_scroll_max(ui))
+        ui->health_top = gs_health_scroll_max(ui);
+    if (ui->health_top < 0)
+        ui->health_top = 0;
+}
+
 static void on_key(struct gs_ui *ui, int ch)
 {
     switch (ui->mode) {
@@ -216,6 +237,7 @@ static void on_key(struct gs_ui *ui, int ch)
     case GS_MODE_SIGNAL: signal_key(ui, ch); break;
     case GS_MODE_DETAIL: detail_key(ui, ch); break;
     case GS_MODE_HELP: help_key(ui, ch); break;
+    case GS_MODE_HEALTH: health_key(ui, ch); break;
     default: main_key(ui, ch); break;
     }
 }

@@ -234,6 +234,21 @@ static int draw_xid(struct gs_ui *ui, const struct gpu_view *v, int y, int x, in
     return put_seq(ui, y, x, end, gs_xid_severe(ui->xids.v[v->gi].last) ? GS_R_BAD : GS_R_WARN, b);
 }
 
+static enum gs_role sev_role(uint8_t sev)
+{
+    return sev >= GS_SEV_CRITICAL ? GS_R_BAD : sev == GS_SEV_WARNING ? GS_R_WARN : GS_R_LABEL;
+}
+
+/* The health badge: the GPU's worst current finding in words (ui/hbadge.h). */
+static int draw_health(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int end)
+{
+    char b[80];
+    if (v->gi >= ui->hb.n || !ui->hb.v[v->gi].text[0])
+        return x;
+    snprintf(b, sizeof(b), " %s ", ui->hb.v[v->gi].text);
+    return put_seq(ui, y, x, end, sev_role(ui->hb.v[v->gi].severity), b);
+}
+
 /* Badges: LOST (with time), Xid (xid: here, not on the clocks line), ECC errors.
  * Returns the x after them. */
 static int draw_badges(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int end, bool xid)
@@ -253,6 +268,8 @@ static int draw_badges(struct gs_ui *ui, const struct gpu_view *v, int y, int x,
     }
     if (xid)
         x = draw_xid(ui, v, y, x, end);
+    if (xid)
+        x = draw_health(ui, v, y, x, end);
     if (!v->lost && gs_sample_has(v->s, GS_F_ECC_VOL_UNCORR) && v->s->ecc_vol_uncorrected) {
         snprintf(b, sizeof(b), " ECC %llu uncorrectable ",
                  (unsigned long long)v->s->ecc_vol_uncorrected);
@@ -335,6 +352,7 @@ static void gpu_clocks_line(struct gs_ui *ui, const struct gpu_view *v, int y, i
         x = put_seq(ui, y, x, end, dim, b);
     }
     x = draw_xid(ui, v, y, x, end); /* the full layout's first line is full enough */
+    x = draw_health(ui, v, y, x, end);
     uint64_t thr = bad_throttle(s);
     if (thr) {
         snprintf(b, sizeof(b), "throttled: %s", gs_throttle_str(thr, r, sizeof(r)));
@@ -376,6 +394,10 @@ static void gpu_one_line(struct gs_ui *ui, const struct gpu_view *v, int y)
         snprintf(xb, sizeof(xb), " Xid %u ", ui->xids.v[v->gi].last);
         x += gs_put(ui, y, x, cols - x, gs_xid_severe(ui->xids.v[v->gi].last) ? GS_R_BAD : GS_R_WARN,
                     xb) + 1;
+    }
+    if (v->gi < ui->hb.n && ui->hb.v[v->gi].text[0]) {
+        snprintf(b, sizeof(b), " %s ", ui->hb.v[v->gi].text);
+        x += gs_put(ui, y, x, cols - x, sev_role(ui->hb.v[v->gi].severity), b) + 1;
     }
     if (thr && !v->lost && v->g->state != GS_GPU_ERROR) {
         gs_throttle_str(thr, r, sizeof(r));
@@ -572,6 +594,10 @@ static bool gpu_changed(struct gs_ui *ui, uint32_t i, const struct gpu_view *v, 
     uint8_t state = (uint8_t)(v->g->state | (v->lost ? 0x10 : 0));
     *state_changed = ui->drawn_state[i] != state;
     bool same = !*state_changed && !memcmp(&ui->drawn[i], &now, sizeof(now));
+    if (i < ui->hb.n && ui->hb.v[i].dirty) { /* the health badge changed */
+        ui->hb.v[i].dirty = false;
+        same = false;
+    }
     ui->drawn[i] = now;
     ui->drawn_state[i] = state;
     return !same;

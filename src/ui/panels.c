@@ -2,7 +2,8 @@
 /*
  * panels.c - the full-screen panels of `gpuscope top`: help, per-process
  * details (command line, environment, cgroup read from /proc on demand, GPU
- * memory growth) and the signal dialog.
+ * memory growth, the health findings about it), the findings list (H) and
+ * the signal dialog.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -22,7 +23,9 @@ static const struct {
     { "? F1 h", "this help (Up/Down/PgUp/PgDn scroll it when the terminal is short)" },
     { "q F10", "quit" },
     { "Up Down PgUp PgDn Home End", "select a process (mouse: click a row, wheel scrolls)" },
-    { "Enter", "process details: command line, environment, cgroup, memory growth" },
+    { "Enter", "process details: command line, environment, cgroup, memory growth, health findings" },
+    { "H", "health: every current finding of the health engine (as gpuscope doctor reports them) "
+           "with its evidence and what to do" },
     { "k F9", "send a signal (TERM, KILL, INT; g = to the whole process group); asks first" },
     { "/ F3 F4", "filter: text, user:NAME, gpu:N, pid:N, type:c|g|m (Enter keeps, Esc clears)" },
     { "t F5", "tree view: processes under their parent process" },
@@ -39,7 +42,9 @@ static const struct {
     { "", "" },
     { "", "Badges: GPU LOST (fell off the bus; last values greyed), Xid NN (the latest Xid "
           "since top started, in words), ECC (uncorrectable errors), throttled: (why the "
-          "clocks are held down)." },
+          "clocks are held down), and the GPU's worst health finding in words (HW slowdown, "
+          "memory leak pid N, row remap pending ...; red critical, yellow warning; +N more: "
+          "press H)." },
     { "", "Settings are saved on exit to $XDG_CONFIG_HOME/gpuscope/top.conf. NO_COLOR or "
           "--mono gives a monochrome screen; --ascii avoids Unicode glyphs." },
 };
@@ -265,6 +270,28 @@ static void detail_growth(struct gs_ui *ui, int y)
         gs_put_cell(ui, y + 1, 2 + x, GS_R_CHART, cells[x]);
 }
 
+static enum gs_role finding_role(uint8_t sev)
+{
+    return sev >= GS_SEV_CRITICAL ? GS_R_BAD : sev == GS_SEV_WARNING ? GS_R_WARN : GS_R_LABEL;
+}
+
+/* The health findings about the detail view's process, with their evidence. */
+static int detail_findings(struct gs_ui *ui, int y)
+{
+    const struct gs_detail *d = &ui->det;
+    char b[900];
+    for (size_t i = 0; i < ui->findings.n && y < LINES - 6; i++) {
+        const struct gs_finding *f = &ui->findings.v[i];
+        if (f->pid != d->pid)
+            continue;
+        snprintf(b, sizeof(b), "Health: %s %s", gs_sev_name((enum gs_sev)f->severity), f->title);
+        gs_put(ui, y++, 0, COLS, finding_role(f->severity), b);
+        snprintf(b, sizeof(b), "%s. Action: %s", f->evidence, f->action);
+        y = put_wrapped(ui, y, 2, b, LINES - 6);
+    }
+    return y;
+}
+
 void gs_draw_detail(struct gs_ui *ui)
 {
     struct gs_detail *d = &ui->det;
@@ -302,6 +329,7 @@ void gs_draw_detail(struct gs_ui *ui)
     }
     detail_growth(ui, y++);
     y += 2;
+    y = detail_findings(ui, y);
     gs_put(ui, y++, 0, COLS, GS_R_LABEL, "Command line:");
     y = put_wrapped(ui, y, 2, d->cmdline, LINES - 4);
     gs_put(ui, y++, 0, COLS, GS_R_LABEL, "Cgroup:");
@@ -311,6 +339,97 @@ void gs_draw_detail(struct gs_ui *ui)
     for (int skip = 0; skip < d->scroll && *e; skip++)
         e += strcspn(e, "\n") + (e[strcspn(e, "\n")] == '\n');
     put_wrapped(ui, y, 2, e, LINES);
+}
+
+/* ---- the findings list (H) ------------------------------------------------------------ */
+
+/* Call line(arg, n, x, role, text) for each display line of the findings; returns the count. */
+static int health_layout(const struct gs_ui *ui, void (*line)(void *, int, int, enum gs_role, const char *),
+                         void *arg)
+{
+    char b[1200];
+    int n = 0;
+    if (!ui->findings.n) {
+        if (line)
+            line(arg, n, 0, GS_R_OK, "No problems found by the health engine (window: since top started, "
+                                     "throttling and job means over the last minute).");
+        return 1;
+    }
+    for (size_t i = 0; i < ui->findings.n; i++) {
+        const struct gs_finding *f = &ui->findings.v[i];
+        const char *parts[3] = { f->evidence, f->cause, f->action };
+        const char *names[3] = { "evidence", "cause", "action" };
+        snprintf(b, sizeof(b), "%-8s %s  [%s]", gs_sev_name((enum gs_sev)f->severity), f->title, f->code);
+        if (line)
+            line(arg, n, 0, finding_role(f->severity), b);
+        n++;
+        for (int k = 0; k < 3; k++) {
+            if (!parts[k][0])
+                continue;
+            snprintf(b, sizeof(b), "%s: %s", names[k], parts[k]);
+            const char *t = b;
+            int room = COLS - 12 > 20 ? COLS - 12 : 20;
+            while (*t) { /* wrap at spaces */
+                int len = (int)strlen(t);
+                if (len > room) {
+                    len = room;
+                    while (len > 0 && t[len] != ' ')
+                        len--;
+                    if (len == 0)
+                        len = room;
+                }
+                char seg[256];
+                snprintf(seg, sizeof(seg), "%.*s", len < 255 ? len : 255, t);
+                if (line)
+                    line(arg, n, 9, GS_R_NORMAL, seg);
+                n++;
+                t += len;
+                while (*t == ' ')
+                    t++;
+            }
+        }
+    }
+    return n;
+}
+
+struct health_draw {
+    struct gs_ui *ui;
+    int first, rows;
+};
+
+static void health_line(void *arg, int n, int x, enum gs_role r, const char *s)
+{
+    struct health_draw *h = arg;
+    if (n >= h->first && n < h->first + h->rows)
+        gs_put(h->ui, 1 + n - h->first, 1 + x, COLS - 1 - x, r, s);
+}
+
+int gs_health_scroll_max(const struct gs_ui *ui)
+{
+    int n = health_layout(ui, NULL, NULL);
+    return n > help_rows() ? n - help_rows() : 0;
+}
+
+void gs_draw_health(struct gs_ui *ui)
+{
+    char b[160];
+    int max = gs_health_scroll_max(ui);
+    struct health_draw h = { ui, 0, help_rows() };
+
+    if (ui->health_top > max)
+        ui->health_top = max;
+    h.first = ui->health_top < 0 ? 0 : ui->health_top;
+    erase();
+    snprintf(b, sizeof(b), "gpuscope top - health: %zu finding%s (as 'gpuscope doctor' reports them)",
+             ui->findings.n, ui->findings.n == 1 ? "" : "s");
+    gs_put(ui, 0, 1, COLS - 1, GS_R_TITLE, b);
+    health_layout(ui, health_line, &h);
+    if (max)
+        snprintf(b, sizeof(b), "[%d-%d/%d] Space/Down: more  Up: back  other keys: return", h.first + 1,
+                 h.first + h.rows, max + h.rows);
+    else
+        snprintf(b, sizeof(b), "Press any key to return.");
+    gs_put(ui, LINES - 1, 1, COLS - 1, GS_R_DIM, b);
 }
 
 /* ---- signals ---------------------------------------------------------------------------- */

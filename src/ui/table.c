@@ -255,8 +255,13 @@ void gs_draw_footer(struct gs_ui *ui)
     } else if (ui->msg[0] && ns < ui->msg_until_ns) {
         gs_put(ui, y, 0, COLS, GS_R_WARN, ui->msg);
     } else {
-        snprintf(b, sizeof(b), "%s%s%sF1 Help  F2 Layout  / Filter  t Tree  s Sort  Enter Details  k Signal  +- Interval  p Pause  q Quit",
+        int x = 0;
+        if (ui->hb.total) { /* the health engine's findings, coloured by the worst */
+            snprintf(b, sizeof(b), " %u finding%s: H ", ui->hb.total, ui->hb.total == 1 ? "" : "s");
+            x = gs_put(ui, y, 0, COLS, ui->hb.worst >= GS_SEV_CRITICAL ? GS_R_BAD : ui->hb.worst == GS_SEV_WARNING ? GS_R_WARN : GS_R_LABEL, b) + 1;
+        }
+        snprintf(b, sizeof(b), "%s%s%sF1 Help  F2 Layout  / Filter  t Tree  s Sort  Enter Details  k Signal  H Health  +- Interval  p Pause  q Quit",
                  ui->filter[0] ? "[filter: " : "", ui->filter, ui->filter[0] ? "]  " : "");
-        gs_put(ui, y, 0, COLS, GS_R_DIM, b);
+        gs_put(ui, y, x, COLS - x, GS_R_DIM, b);
     }
 }

@@ -156,6 +156,7 @@ static void on_snapshot(struct gs_ui *ui)
     }
     gs_hist_push(&ui->hist, &ui->view);
     gs_xid_track_update(&ui->xids, &ui->view);
+    gs_hbadges_update(&ui->hb, &ui->view, &ui->findings);
     gs_pmem_update(&ui->pmem, &ui->view, ui->view.wall.tv_sec);
     /* Same processes with the same values: keep the order, skip the sort and
      * leave the table on screen as it is. */
@@ -176,6 +177,9 @@ static void draw(struct gs_ui *ui, bool full)
         break;
     case GS_MODE_DETAIL:
         gs_draw_detail(ui);
+        break;
+    case GS_MODE_HEALTH:
+        gs_draw_health(ui);
         break;
     default:
         full = full || ui->full;
@@ -216,7 +220,7 @@ static void loop(struct gs_ui *ui)
         if (n > 0 && (pf[1].revents & POLLIN)) {
             if (ui->paused) /* keep the frozen view; the rows point into it */
                 gs_feed_drain(ui->feed);
-            else if (gs_feed_take(ui->feed, &ui->view, &ui->snap_rc, &ui->snap_err)) {
+            else if (gs_feed_take(ui->feed, &ui->view, &ui->findings, &ui->snap_rc, &ui->snap_err)) {
                 on_snapshot(ui);
                 dirty = true;
             }
@@ -313,6 +317,8 @@ static void ui_release(struct gs_ui *ui)
     gs_rows_release(&ui->rows);
     gs_hist_release(&ui->hist);
     gs_xid_track_release(&ui->xids);
+    gs_hbadges_release(&ui->hb);
+    gs_findings_free(&ui->findings);
     gs_ancestry_release(&ui->anc);
     gs_pmem_release(&ui->pmem);
     free(ui->grid.cell);

@@ -18,12 +18,13 @@
 #include "ui/conf.h"
 #include "ui/feed.h"
 #include "ui/fmt.h"
+#include "ui/hbadge.h"
 #include "ui/hist.h"
 #include "ui/rows.h"
 #include "ui/top.h"
 #include "ui/xid.h"
 
-enum gs_mode { GS_MODE_MAIN, GS_MODE_HELP, GS_MODE_DETAIL, GS_MODE_SIGNAL, GS_MODE_FILTER };
+enum gs_mode { GS_MODE_MAIN, GS_MODE_HELP, GS_MODE_DETAIL, GS_MODE_SIGNAL, GS_MODE_FILTER, GS_MODE_HEALTH };
 
 /* What a piece of screen is; theme.c maps roles to curses attributes. */
 enum gs_role {
@@ -52,6 +53,9 @@ struct gs_ui {
     uint32_t nlast;
     struct gs_hist hist;
     struct gs_xid_track xids;   /* Xids per GPU since top started (badges) */
+    struct gs_findings findings; /* the health engine's, evaluated on the sampler thread */
+    struct gs_hbadges hb;       /* per GPU: its worst finding in words (badges) */
+    int health_top;             /* first line shown in the findings list (H) */
     struct gs_ancestry anc;     /* non-GPU parents for the tree view */
     uint64_t anc_snap_ns;       /* mono_ns of the snapshot anc was updated for */
     struct gs_pmem pmem;
@@ -103,6 +107,9 @@ int gs_help_scroll_max(void);   /* lines the help can scroll at this terminal si
 void gs_detail_open(struct gs_ui *ui);
 void gs_draw_detail(struct gs_ui *ui);
 void gs_draw_signal(struct gs_ui *ui);
+/* The findings list (H): every current finding with its evidence and action. */
+void gs_draw_health(struct gs_ui *ui);
+int gs_health_scroll_max(const struct gs_ui *ui);
 int gs_signal_send(struct gs_ui *ui);
 /* top.c */
 void gs_ui_message(struct gs_ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -38,7 +38,7 @@ int gs_sev_parse(const char *s, enum gs_sev *out)
 void gs_health_cfg_default(struct gs_health_cfg *c)
 {
     *c = (struct gs_health_cfg){
-        .ring_samples = 600, .max_procs = 4096, .expect_gpus = 0, .thermal_margin_c = 5,
+        .ring_samples = 600, .max_procs = 4096, .proc_ring_samples = PROC_RING, .expect_gpus = 0, .thermal_margin_c = 5,
         .throttle_min_share = 0.2, .power_limit_min_ratio = 0.8, .load_util_pct = 50,
         .idle_util_pct = 2, .idle_min_s = 300, .idle_min_mib = 256, .busy_util_pct = 95,
         .busy_min_s = 10, .leak_mib_per_s = 10, .leak_min_s = 60, .leak_min_r2 = 0.9,
@@ -133,6 +133,8 @@ struct gs_health *gs_health_new(const struct gs_health_cfg *cfg)
         h->cfg.ring_samples = 8;
     if (h->cfg.max_procs < 16)
         h->cfg.max_procs = 16;
+    if (h->cfg.proc_ring_samples < 8 || h->cfg.proc_ring_samples > PROC_RING)
+        h->cfg.proc_ring_samples = h->cfg.proc_ring_samples < 8 ? 8 : PROC_RING;
     h->proc_slots = h->cfg.max_procs * 2;
     h->procs = calloc(h->proc_slots, sizeof(*h->procs));
     if (!h->procs) {
@@ -162,7 +164,7 @@ size_t gs_health_mem_bytes(const struct gs_health *h)
             b += h->cfg.ring_samples * sizeof(struct hsample);
     for (uint32_t i = 0; i < h->proc_slots; i++)
         if (h->procs[i].ring)
-            b += PROC_RING * sizeof(struct ppoint);
+            b += h->procs[i].cap * sizeof(struct ppoint);
     return b;
 }
 
@@ -237,8 +239,9 @@ static void add_proc(struct gs_health *h, int32_t gpu, const struct gs_proc *gp,
     if (!p)
         return;
     if (!p->used) {
-        if (!p->ring && !(p->ring = malloc(PROC_RING * sizeof(*p->ring))))
+        if (!p->ring && !(p->ring = malloc(h->cfg.proc_ring_samples * sizeof(*p->ring))))
             return;
+        p->cap = h->cfg.proc_ring_samples;
         p->used = true;
         p->gpu = gpu;
         p->pid = gp->pid;
@@ -248,15 +251,18 @@ static void add_proc(struct gs_health *h, int32_t gpu, const struct gs_proc *gp,
     }
     p->last_ms = t_ms;
     p->host_vis = gp->host_vis;
-    snprintf(p->name, sizeof(p->name), "%.63s",
-             gs_proc_has(gp, GS_P_NAME) ? gp->name : gs_proc_has(gp, GS_P_COMM) ? gp->comm : "");
-    snprintf(p->container, sizeof(p->container), "%.15s", gp->container_id);
+    /* names rarely change: compare before copying (this runs per process per tick) */
+    const char *name = gs_proc_has(gp, GS_P_NAME) ? gp->name : gs_proc_has(gp, GS_P_COMM) ? gp->comm : "";
+    if (strncmp(p->name, name, sizeof(p->name) - 1))
+        snprintf(p->name, sizeof(p->name), "%.63s", name);
+    if (strncmp(p->container, gp->container_id, sizeof(p->container) - 1))
+        snprintf(p->container, sizeof(p->container), "%.15s", gp->container_id);
     struct ppoint *pt;
-    if (p->count < PROC_RING) {
+    if (p->count < p->cap) {
         pt = hp_at(p, p->count++);
     } else {
         pt = hp_at(p, 0);
-        p->head = (p->head + 1) % PROC_RING;
+        p->head = (p->head + 1) % p->cap;
     }
     pt->t_ms = t_ms;
     pt->mem_mib = gs_proc_has(gp, GS_P_GPU_MEM) ? mib(gp->gpu_mem_bytes) : UINT32_MAX;
@@ -264,10 +270,15 @@ static void add_proc(struct gs_health *h, int32_t gpu, const struct gs_proc *gp,
                                                : 255;
 }
 
-/* Forget processes not seen within the window (their slots stay tombstones). */
+/* Forget processes not seen within the window (their slots stay tombstones).
+ * A sweep of the whole table every 10 s is enough: the checks look only at
+ * processes in the latest snapshot. */
 static void expire_procs(struct gs_health *h, int64_t now_ms)
 {
     int64_t horizon = (int64_t)h->cfg.ring_samples * 1000;
+    if (now_ms - h->expired_ms < 10000 && now_ms >= h->expired_ms)
+        return;
+    h->expired_ms = now_ms;
     for (uint32_t i = 0; i < h->proc_slots; i++) {
         struct hproc *p = &h->procs[i];
         if (p->used && now_ms - p->last_ms > horizon) {

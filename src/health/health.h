@@ -65,6 +65,7 @@ enum gs_sev gs_findings_worst(const struct gs_findings *f);
 struct gs_health_cfg {
     uint32_t ring_samples;           /* per-GPU and per-process history length (600) */
     uint32_t max_procs;              /* processes tracked at once (4096) */
+    uint32_t proc_ring_samples;      /* per-process history length (300, at most 300) */
     int32_t expect_gpus;             /* --expect-gpus; 0 = no expectation */
     int32_t thermal_margin_c;        /* warn within this many C of slowdown (5) */
     double throttle_min_share;       /* share of the window a HW reason must be active (0.2) */

@@ -55,8 +55,8 @@ struct hproc {
     char container[16];        /* first bytes of the container id ("" if none) */
     int8_t cvd;                /* CUDA_VISIBLE_DEVICES verdict: 0 unchecked, 1 ok/unknown, 2 outside */
     char cvd_value[64];
-    struct ppoint *ring;       /* cfg.proc_ring */
-    uint32_t head, count;
+    struct ppoint *ring;       /* cap points (cfg.proc_ring_samples) */
+    uint32_t head, count, cap;
 };
 
 /* Xids aggregated per GPU (or PCI location) and code. */
@@ -76,7 +76,7 @@ struct hxid {
 
 #define HXID_MAX 256
 #define HGPU_MAX 64
-#define PROC_RING 300
+#define PROC_RING 300          /* the most points a process ring holds */
 
 struct gs_health {
     struct gs_health_cfg cfg;
@@ -86,6 +86,7 @@ struct gs_health {
     int64_t now_ms, first_ms;
     struct hproc *procs;       /* open addressing, cfg.max_procs * 2 slots */
     uint32_t proc_slots, nprocs;
+    int64_t expired_ms;        /* engine time of the latest sweep of stale processes */
     struct hxid xids[HXID_MAX];
     uint32_t nxids, xids_dropped;
     bool open_failed;
@@ -100,7 +101,7 @@ static inline struct hsample *hg_at(const struct gs_health *h, const struct hgpu
 
 static inline struct ppoint *hp_at(const struct hproc *p, uint32_t i)
 {
-    return &p->ring[(p->head + i) % PROC_RING];
+    return &p->ring[(p->head + i) % p->cap];
 }
 
 /* Fill a finding (printf-style title); evidence/cause/action filled by the caller. */

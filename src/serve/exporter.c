@@ -3,7 +3,7 @@
  * exporter.c - gs_serve_run(): the sampler thread and the generations it
  * publishes (see serve.h). Contents:
  *   1. generations: create, publish (pointer swap under a mutex), acquire, release
- *   2. one tick: sample, count Xids, publish; renderings on first request
+ *   2. one tick: sample, count Xids, run the health engine, publish; renderings on first request
  *   3. the sampler thread (ticks on a monotonic deadline; stops at once)
  *   4. gs_serve_run: open, first tick, HTTP, wait for a signal, tear down
  */
@@ -37,6 +37,7 @@ struct gs_exporter {
     bool have_good;               /* snaps[cur ^ 1] holds a good snapshot */
     struct gs_prom_self self;
     struct gs_prom_xid_tally xids;     /* Xid events per (GPU, code) since start (sampler thread only) */
+    struct gs_prom_health_run *health; /* the health engine (sampler thread only); NULL: out of memory */
     pthread_mutex_t render_lock;  /* guards prom, podmap and the hints: renderers run in HTTP threads */
     size_t text_hint, om_hint;    /* last rendering sizes, to allocate once per rendering */
     char last_err[384];           /* last logged sampler error, to log changes only */
@@ -75,6 +76,7 @@ static void gen_free(struct gs_gen *g)
     free(g->om);
     free(g->json);
     free(g->xids);
+    free(g->health);
     gs_snapshot_release(&g->snap);
     pthread_mutex_destroy(&g->lock);
     free(g);
@@ -219,6 +221,9 @@ static struct gs_snapshot *ex_sample(struct gs_exporter *ex)
     int rc = gs_sampler_snapshot(ex->sampler, cur, &err);
     gs_prom_xid_tally_add(&ex->xids, cur);
     ex->self.events_dropped_total = ex->xids.dropped;
+    if (ex->health && gs_prom_health_tick(ex->health, cur, rc) == 0)
+        ex->self.health = gs_prom_health_list(ex->health, &ex->self.nhealth);
+    ex->self.health_on = ex->health != NULL;
 
     ex->self.sample_duration_s = (double)(ex_mono_ns() - t0) / 1e9;
     ex->self.samples_total++;
@@ -259,9 +264,16 @@ static int ex_tick(struct gs_exporter *ex)
         free(g);
         g = NULL;
     }
+    if (g && ex->self.nhealth && !(g->health = malloc(ex->self.nhealth * sizeof(*g->health)))) {
+        free(g->xids);
+        free(g);
+        g = NULL;
+    }
     if (!g || gs_snapshot_copy(&g->snap, snap) < 0) {
-        if (g)
+        if (g) {
             free(g->xids);
+            free(g->health);
+        }
         free(g);
         fprintf(stderr, "gpuscope serve: out of memory publishing a sample; keeping the previous one\n");
         return -GS_E_NOMEM;
@@ -273,6 +285,9 @@ static int ex_tick(struct gs_exporter *ex)
     g->self = ex->self;
     g->self.xids = g->xids;
     g->self.nxids = ex->xids.n;
+    if (ex->self.nhealth)
+        memcpy(g->health, ex->self.health, ex->self.nhealth * sizeof(*g->health));
+    g->self.health = g->health;
     g->good_unix_s = ex->self.last_sample_unix_s;
     ex_publish(ex, g);
     return 0;
@@ -337,7 +352,8 @@ static int ex_open(struct gs_exporter *ex, struct gs_err *err)
                                .process_cmdline = ex->o.process_cmdline,
                                .podmap = ex->podmap };
     ex->prom = gs_prom_new(&po);
-    if (!ex->podmap || !ex->prom)
+    ex->health = gs_prom_health_new();
+    if (!ex->podmap || !ex->prom || !ex->health)
         return gs_err_set(err, GS_E_NOMEM, "out of memory");
     return 0;
 }
@@ -350,6 +366,7 @@ static void ex_close(struct gs_exporter *ex)
     gs_snapshot_release(&ex->snaps[0]);
     gs_snapshot_release(&ex->snaps[1]);
     gs_prom_xid_tally_free(&ex->xids);
+    gs_prom_health_free(ex->health);
     if (ex->sampler)
         gs_sampler_close(ex->sampler);
     pthread_mutex_destroy(&ex->render_lock);

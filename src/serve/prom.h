@@ -60,6 +60,23 @@ int gs_prom_xid_tally_add(struct gs_prom_xid_tally *t, const struct gs_snapshot 
 /* A short description of an Xid code (err_msg label); never NULL. */
 const char *gs_prom_xid_text(uint32_t xid);
 
+/* One active health finding, as metric labels carry it (serve/health.c). */
+struct gs_prom_health {
+    int32_t gpu;        /* GPU index, -1 for machine-wide findings */
+    uint32_t pid;       /* process, 0 if none */
+    uint8_t severity;   /* enum gs_sev: 1 info, 2 warning, 3 critical */
+    char code[32];      /* the engine's stable code ("thermal.hw_slowdown") */
+};
+
+/* The health engine run by the exporter's sampler thread (single-threaded). */
+struct gs_prom_health_run;
+struct gs_prom_health_run *gs_prom_health_new(void);
+void gs_prom_health_free(struct gs_prom_health_run *r);
+/* Feed one tick's snapshot (rc: the sampler's result) and evaluate. 0 or -GS_E_NOMEM. */
+int gs_prom_health_tick(struct gs_prom_health_run *r, const struct gs_snapshot *snap, int rc);
+/* The latest evaluation's findings, worst first; valid until the next tick. */
+const struct gs_prom_health *gs_prom_health_list(const struct gs_prom_health_run *r, uint32_t *n);
+
 /* The exporter's own facts, rendered after the snapshot's families. */
 struct gs_prom_self {
     double sample_duration_s;     /* how long the latest tick took */
@@ -70,6 +87,9 @@ struct gs_prom_self {
     const struct gs_prom_xid *xids; /* Xid tally, sorted by (gpu, xid); may be NULL */
     uint32_t nxids;
     uint64_t events_dropped_total; /* driver events that could not be counted */
+    bool health_on;                /* the health engine runs: render its families */
+    const struct gs_prom_health *health; /* active findings, worst first; may be NULL */
+    uint32_t nhealth;
 };
 
 struct gs_prom;

@@ -662,6 +662,51 @@ static void prom_xid_counters(struct gs_prom *r, const struct gs_snapshot *snap,
     }
 }
 
+/* gpuscope_health_finding{gpu,uuid,code,severity[,pid]} 1 per active finding of the health
+ * engine, and gpuscope_health_findings{severity} counts (every severity, 0 included).
+ * Labels carry no free text: the code set is fixed (Xid codes are numbers). */
+static void prom_health(struct gs_prom *r, const struct gs_snapshot *snap, const struct gs_prom_self *self)
+{
+    static const struct prom_fam one = { "gpuscope_health_finding",
+                                         "An active finding of the health engine (value 1), as gpuscope doctor "
+                                         "reports it: code, severity, GPU and process if any.",
+                                         PT_GAUGE, false, NULL };
+    static const struct prom_fam cnt = { "gpuscope_health_findings",
+                                         "Active findings of the health engine, by severity.", PT_GAUGE, false,
+                                         NULL };
+    static const char *const sev[] = { "info", "warning", "critical" };
+    uint32_t count[3] = { 0, 0, 0 };
+    char extra[96];
+    if (!self->health_on)
+        return;
+    for (uint32_t k = 0; k < self->nhealth; k++) {
+        const struct gs_prom_health *h = &self->health[k];
+        if (h->severity < 1 || h->severity > 3)
+            continue;
+        if (count[0] + count[1] + count[2] == 0)
+            prom_header(r, &one);
+        count[h->severity - 1]++;
+        gs_pbuf_reset(&r->tmp);
+        for (uint32_t i = 0; i < snap->ngpus && h->gpu >= 0; i++)
+            if (snap->gpus[i].st.index == (uint32_t)h->gpu) {
+                gs_pbuf_add(&r->tmp, r->gl[i].own.data, r->gl[i].own.len);
+                break;
+            }
+        if (h->gpu >= 0 && !r->tmp.len)
+            prom_label_u(&r->tmp, "gpu", (unsigned long long)h->gpu);
+        prom_label(&r->tmp, "code", h->code);
+        prom_label(&r->tmp, "severity", sev[h->severity - 1]);
+        if (h->pid)
+            prom_label_u(&r->tmp, "pid", h->pid);
+        prom_sample(r, one.name, &r->tmp, NULL, 1, PF_INT);
+    }
+    prom_header(r, &cnt);
+    for (int s = 0; s < 3; s++) {
+        snprintf(extra, sizeof(extra), "severity=\"%s\"", sev[s]);
+        prom_sample(r, cnt.name, NULL, extra, count[s], PF_INT);
+    }
+}
+
 static void prom_throttle(struct gs_prom *r, const struct gs_snapshot *snap)
 {
     static const struct prom_fam f = { "gpuscope_throttle_reason_active",
@@ -891,6 +936,7 @@ int gs_prom_render(struct gs_prom *r, struct gs_pbuf *out, const struct gs_snaps
     prom_tables(r, snap);
     prom_xid_gauge(r, snap, self);
     prom_xid_counters(r, snap, self);
+    prom_health(r, snap, self);
     prom_throttle(r, snap);
     prom_fans(r, snap);
     prom_gpu_health(r, snap);

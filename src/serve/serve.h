@@ -55,6 +55,7 @@ struct gs_gen {
     struct gs_snapshot snap;     /* what the renderings show */
     struct gs_prom_self self;    /* exporter facts; self.xids points at xids */
     struct gs_prom_xid *xids;    /* copy of the Xid tally at this tick (owned) */
+    struct gs_prom_health *health; /* copy of the health findings at this tick (owned) */
     double good_unix_s;          /* wall time of the latest sample that read a GPU, 0: none yet */
     pthread_mutex_t lock;        /* guards the renderings below */
     char *text;                  /* Prometheus text 0.0.4, complete; NULL until asked for */

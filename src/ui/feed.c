@@ -10,9 +10,12 @@
  *
  * The health engine (src/health/) runs here too, on each snapshot, never on
  * the UI thread: the findings travel with the snapshot they belong to, in
- * three buffers swapped the same way. A full evaluation runs at most about
- * once a second (and at once when the snapshot brings driver events): the
- * window checks need seconds of history anyway, and top keeps a refresh cheap.
+ * three buffers swapped the same way. The engine takes a snapshot and
+ * evaluates at most about once a second (at once when the snapshot brings
+ * driver events), whatever the refresh interval: its windows are then in
+ * seconds as doctor's and watch's are, and a 100 ms refresh stays cheap.
+ * Its history is smaller than doctor's (2 minutes per process, 5 per GPU,
+ * 1024 processes) to keep top's memory small.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -26,7 +29,7 @@
 #include "health/health.h"
 #include "ui/feed.h"
 
-/* Evaluate the findings at most this often (ms); events evaluate at once. */
+/* Feed and evaluate the engine at most this often (ms); events at once. */
 #define FEED_EVAL_MS 900
 
 struct gs_feed {
@@ -75,8 +78,8 @@ static void feed_health(struct gs_feed *f, int rc)
         if (!f->first_ns)
             f->first_ns = snap->mono_ns ? snap->mono_ns : 1;
         int64_t t_ms = (int64_t)((snap->mono_ns - f->first_ns) / 1000000ull);
-        gs_health_add(f->health, snap, t_ms);
         if (f->eval_ms < 0 || t_ms - f->eval_ms >= FEED_EVAL_MS || snap->nevents) {
+            gs_health_add(f->health, snap, t_ms);
             gs_health_eval(f->health, &f->cur);
             f->eval_ms = t_ms;
         }
@@ -185,6 +188,9 @@ int gs_feed_start(struct gs_feed **out, struct gs_sampler *s, uint32_t interval_
     struct gs_health_cfg hc;
     gs_health_cfg_default(&hc);
     hc.recent_s = 60; /* badges follow the last minute, as watch's alerts do */
+    hc.ring_samples = 300;
+    hc.proc_ring_samples = 120; /* the leak check needs 60 s */
+    hc.max_procs = 1024;
     f->health = gs_health_new(&hc);
     f->eval_ms = -1;
     if (feed_init_sync(f) < 0) {

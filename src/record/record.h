@@ -58,6 +58,7 @@ struct gs_gpu_summary {
     char name[96], uuid[96];
     uint64_t nsamples;            /* full-resolution samples (rollups count n each) */
     double util_mean, util_p95;   /* NaN when no value */
+    bool util_p95_from_rollups;   /* part of the range has only per-minute means: p95 of those */
     double mem_peak_mib, mem_total_mib, temp_peak_c, temp_slowdown_c, power_mean_w, power_limit_w;
     double energy_j;              /* from the energy counter deltas */
     bool energy_estimated;        /* integrated from power instead */

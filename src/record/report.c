@@ -8,6 +8,7 @@
 
 #include <jansson.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -96,43 +97,122 @@ static int gpu_slot(const struct gs_chart *c, int id)
     return -1;
 }
 
-static void load_buckets(sqlite3 *db, struct gs_chart *c)
+static int64_t scalar(sqlite3 *db, const char *sql, int64_t none)
 {
     sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(db, "SELECT gpu, (t - ?1) * ?3 / (?2 - ?1) AS b, avg(util_pct), avg(mem_used_mib),"
-                           " avg(temp_c), avg(power_dw) / 10.0, avg(sm_mhz), avg(mem_mhz), avg(pcie_tx_mbs),"
-                           " avg(pcie_rx_mbs), max(power_limit_w), max((throttle & 232) != 0)"
-                           " FROM series WHERE t >= ?1 AND t < ?2 GROUP BY gpu, b", -1, &q, NULL) != SQLITE_OK)
+    int64_t v = none;
+    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER)
+            v = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+    }
+    return v;
+}
+
+static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
+{
+    return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* Per-bucket sums, weighted by the samples a row stands for (n). */
+struct buckets { double *sum, *w; };
+
+/* One row: t, gpu, n, util, mem, temp, power (dW), sm, memclk, tx, rx, limit, throttle. */
+static void bucket_row(struct gs_chart *c, struct buckets *bk, sqlite3_stmt *q, int *last_id, int *slot)
+{
+    int id = sqlite3_column_int(q, 1);
+    if (id != *last_id) {
+        *slot = gpu_slot(c, id);
+        *last_id = id;
+    }
+    int64_t b = (sqlite3_column_int64(q, 0) - c->from_ms) * (int64_t)c->w / (c->to_ms - c->from_ms);
+    if (*slot < 0 || b < 0 || b >= c->w)
         return;
+    size_t cell = (size_t)*slot * c->w + (size_t)b, n = (size_t)c->sum.ngpus * c->w;
+    double wt = sqlite3_column_double(q, 2);
+    for (int m = 0; m < GS_M_LIMIT; m++) {
+        if (sqlite3_column_type(q, 3 + m) == SQLITE_NULL)
+            continue;
+        bk->sum[m * n + cell] += sqlite3_column_double(q, 3 + m) * wt * (m == GS_M_POWER ? 0.1 : 1);
+        bk->w[m * n + cell] += wt;
+    }
+    if (sqlite3_column_type(q, 3 + GS_M_LIMIT) != SQLITE_NULL) {
+        float lim = (float)sqlite3_column_double(q, 3 + GS_M_LIMIT), *v = &c->v[GS_M_LIMIT][cell];
+        if (isnan(*v) || lim > *v)
+            *v = lim;
+    }
+    if (sqlite3_column_int64(q, 3 + GS_M_COUNT) & 232)
+        c->serious[b] = 1;
+}
+
+static void bucket_scan(sqlite3 *db, struct gs_chart *c, struct buckets *bk, const char *sql, int64_t from, int64_t to)
+{
+    sqlite3_stmt *q;
+    int last_id = -1, slot = -1;
+    if (from >= to || sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(q, 1, from);
+    sqlite3_bind_int64(q, 2, to);
+    while (sqlite3_step(q) == SQLITE_ROW)
+        bucket_row(c, bk, q, &last_id, &slot);
+    sqlite3_finalize(q);
+}
+
+/* Chart buckets. When a bucket spans a minute or more (a range of 10 hours or more at
+ * 600 buckets), the one-minute rollups are read (11,520 rows for 24 h of 8 GPUs, not
+ * 691,200 samples): a chart cannot show more points than it has buckets. What is not
+ * rolled up yet (the current minute) and shorter ranges come from the samples. Rows are
+ * summed in C in the order they are stored: no GROUP BY, no temporary b-tree. */
+static void load_buckets(sqlite3 *db, struct gs_chart *c)
+{
+    size_t n = (size_t)c->sum.ngpus * c->w;
+    struct buckets bk = { calloc(GS_M_LIMIT * n + 1, sizeof(double)), calloc(GS_M_LIMIT * n + 1, sizeof(double)) };
+    int64_t split = c->from_ms;
+    if (bk.sum && bk.w && (c->to_ms - c->from_ms) / c->w >= 60000) {
+        split = clamp(scalar(db, "SELECT max(t) + 60000 FROM rollup", c->from_ms), c->from_ms, c->to_ms);
+        bucket_scan(db, c, &bk, "SELECT t, gpu, n, util_avg, mem_used_avg_mib, temp_avg_c, power_avg_dw, sm_avg_mhz,"
+                    " mem_avg_mhz, pcie_tx_avg_mbs, pcie_rx_avg_mbs, power_limit_w, throttle_or FROM rollup"
+                    " WHERE t >= ?1 AND t < ?2", c->from_ms, split);
+    }
+    if (bk.sum && bk.w)
+        bucket_scan(db, c, &bk, "SELECT t, gpu, n, util_pct, mem_used_mib, temp_c, power_dw, sm_mhz, mem_mhz,"
+                    " pcie_tx_mbs, pcie_rx_mbs, power_limit_w, throttle FROM series WHERE t >= ?1 AND t < ?2",
+                    split, c->to_ms);
+    for (int m = 0; bk.sum && bk.w && m < GS_M_LIMIT; m++)
+        for (size_t i = 0; i < n; i++)
+            c->v[m][i] = bk.w[m * n + i] > 0 ? (float)(bk.sum[m * n + i] / bk.w[m * n + i]) : NAN;
+    free(bk.sum);
+    free(bk.w);
+}
+
+/* Per-process GPU memory, from the one-minute process rollups (peak of the minute)
+ * before c->proc_split and from process samples after it: ?1 from, ?2 to, ?3 split. */
+#define PROC_SRC "(SELECT t, proc, gpu, gpu_mem_max_mib AS mem FROM proc_rollup WHERE t >= ?1 AND t < ?3" \
+                 " UNION ALL SELECT t, proc, gpu, gpu_mem_max_mib FROM proc_series WHERE t >= ?3 AND t < ?2)"
+
+const char *gs_chart_proc_src(void) { return PROC_SRC; }
+
+void gs_chart_bind_src(sqlite3_stmt *q, const struct gs_chart *c)
+{
     sqlite3_bind_int64(q, 1, c->from_ms);
     sqlite3_bind_int64(q, 2, c->to_ms);
-    sqlite3_bind_int(q, 3, (int)c->w);
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        int g = gpu_slot(c, sqlite3_column_int(q, 0));
-        int64_t b = sqlite3_column_int64(q, 1);
-        if (g < 0 || b < 0 || b >= c->w)
-            continue;
-        for (int m = 0; m < GS_M_COUNT; m++)
-            c->v[m][(unsigned)g * c->w + (unsigned)b] =
-                sqlite3_column_type(q, 2 + m) == SQLITE_NULL ? NAN : (float)sqlite3_column_double(q, 2 + m);
-        if (sqlite3_column_int(q, 11))
-            c->serious[b] = 1;
-    }
-    sqlite3_finalize(q);
+    sqlite3_bind_int64(q, 3, c->proc_split);
 }
 
 static void load_procs(sqlite3 *db, const struct gs_report_opts *o, struct gs_chart *c)
 {
     sqlite3_stmt *q;
     int64_t ids[GS_CHART_MAX_PROCS];
-    if (sqlite3_prepare_v2(db, "SELECT ps.proc, p.pid, coalesce(p.name, '?'), max(ps.gpu_mem_mib) AS m FROM proc_sample ps"
-                           " JOIN proc p ON p.id = ps.proc WHERE ps.t >= ?1 AND ps.t < ?2 AND (?3 = 0 OR p.pid = ?3)"
-                           " GROUP BY ps.proc ORDER BY m DESC LIMIT ?4", -1, &q, NULL) != SQLITE_OK)
+    c->proc_split = c->from_ms;
+    if ((c->to_ms - c->from_ms) / c->w >= 60000)
+        c->proc_split = clamp(scalar(db, "SELECT max(t) + 60000 FROM proc_rollup", c->from_ms), c->from_ms, c->to_ms);
+    if (sqlite3_prepare_v2(db, "SELECT m.proc, p.pid, coalesce(p.name, '?'), m.peak FROM (SELECT proc, max(mem) AS peak"
+                           " FROM " PROC_SRC " GROUP BY proc) m JOIN proc p ON p.id = m.proc WHERE ?4 = 0 OR p.pid = ?4"
+                           " ORDER BY m.peak DESC LIMIT ?5", -1, &q, NULL) != SQLITE_OK)
         return;
-    sqlite3_bind_int64(q, 1, c->from_ms);
-    sqlite3_bind_int64(q, 2, c->to_ms);
-    sqlite3_bind_int64(q, 3, o->pid);
-    sqlite3_bind_int(q, 4, GS_CHART_MAX_PROCS);
+    gs_chart_bind_src(q, c);
+    sqlite3_bind_int64(q, 4, o->pid);
+    sqlite3_bind_int(q, 5, GS_CHART_MAX_PROCS);
     while (sqlite3_step(q) == SQLITE_ROW && c->nprocs < GS_CHART_MAX_PROCS) {
         ids[c->nprocs] = sqlite3_column_int64(q, 0);
         snprintf(c->proc_label[c->nprocs], sizeof(c->proc_label[0]), "%s (%d)", sqlite3_column_text(q, 2),
@@ -140,23 +220,33 @@ static void load_procs(sqlite3 *db, const struct gs_report_opts *o, struct gs_ch
         c->nprocs++;
     }
     sqlite3_finalize(q);
-    if (sqlite3_prepare_v2(db, "SELECT (t - ?1) * ?3 / (?2 - ?1) AS b, sum(gpu_mem_mib) FROM proc_sample"
-                           " WHERE proc = ?4 AND t >= ?1 AND t < ?2 GROUP BY b, t", -1, &q, NULL) != SQLITE_OK)
+    if (!c->nprocs || sqlite3_prepare_v2(db, "SELECT t, proc, mem FROM " PROC_SRC, -1, &q, NULL) != SQLITE_OK)
         return;
-    for (unsigned p = 0; p < c->nprocs; p++) {
-        sqlite3_reset(q);
-        sqlite3_bind_int64(q, 1, c->from_ms);
-        sqlite3_bind_int64(q, 2, c->to_ms);
-        sqlite3_bind_int(q, 3, (int)c->w);
-        sqlite3_bind_int64(q, 4, ids[p]);
-        while (sqlite3_step(q) == SQLITE_ROW) {
-            int64_t b = sqlite3_column_int64(q, 0);
-            if (b >= 0 && b < c->w && sqlite3_column_type(q, 1) != SQLITE_NULL) {
-                float v = (float)sqlite3_column_double(q, 1), *slot = &c->pmem[p * c->w + (unsigned)b];
-                if (isnan(*slot) || v > *slot)
-                    *slot = v;
+    gs_chart_bind_src(q, c);
+    /* rows of one (t, proc) are adjacent (primary key order): sum them over GPUs, then
+     * keep each bucket's peak */
+    int64_t cur_t = INT64_MIN, cur_p = -1;
+    double cur_sum = NAN;
+    for (int rc = sqlite3_step(q);; rc = sqlite3_step(q)) {
+        bool row = rc == SQLITE_ROW;
+        int64_t t = row ? sqlite3_column_int64(q, 0) : INT64_MAX, p = row ? sqlite3_column_int64(q, 1) : -2;
+        if ((t != cur_t || p != cur_p) && cur_p >= 0 && !isnan(cur_sum)) {
+            int64_t b = (cur_t - c->from_ms) * (int64_t)c->w / (c->to_ms - c->from_ms);
+            for (unsigned k = 0; k < c->nprocs; k++) {
+                float *slot = &c->pmem[k * c->w + (unsigned)b];
+                if (ids[k] == cur_p && b >= 0 && b < c->w && (isnan(*slot) || cur_sum > *slot))
+                    *slot = (float)cur_sum;
             }
         }
+        if (!row)
+            break;
+        if (t != cur_t || p != cur_p) {
+            cur_t = t;
+            cur_p = p;
+            cur_sum = NAN;
+        }
+        if (sqlite3_column_type(q, 2) != SQLITE_NULL)
+            cur_sum = (isnan(cur_sum) ? 0 : cur_sum) + sqlite3_column_double(q, 2);
     }
     sqlite3_finalize(q);
 }

@@ -19,6 +19,7 @@ struct gs_chart {
     float *v[GS_M_COUNT];             /* [gpu * w + bucket], NaN = no data */
     uint8_t *serious;                 /* [bucket]: a thermal/HW slowdown on some GPU */
     unsigned nprocs;                  /* per-process GPU memory lines */
+    int64_t proc_split;               /* process data: rollups before, samples from here */
     char proc_label[GS_CHART_MAX_PROCS][96];
     float *pmem;                      /* [proc * w + bucket] MiB */
     struct gs_mark { int64_t t; int gpu; char kind[16]; int64_t code; char text[120]; } *marks;
@@ -28,6 +29,10 @@ struct gs_chart {
 int gs_chart_load(struct gs_store *st, const struct gs_report_opts *o, unsigned w, struct gs_chart *c,
                   struct gs_err *err);
 void gs_chart_free(struct gs_chart *c);
+/* The per-process source (t, proc, gpu, mem) for the chart's range, as a subquery
+ * with parameters ?1 from, ?2 to, ?3 split (bound by gs_chart_bind_src). */
+const char *gs_chart_proc_src(void);
+void gs_chart_bind_src(sqlite3_stmt *q, const struct gs_chart *c);
 
 void gs_report_html(FILE *out, struct gs_store *st, const struct gs_chart *c);
 void gs_report_term(FILE *out, const struct gs_chart *c, bool utf8);

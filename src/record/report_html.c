@@ -183,14 +183,15 @@ static void proc_table(FILE *out, struct gs_store *st, const struct gs_chart *c)
 {
     sqlite3_stmt *q;
     char a[48], b[48];
-    if (sqlite3_prepare_v2(gs_store_db(st), "SELECT p.pid, coalesce(p.user,''), coalesce(p.name,''), coalesce(p.cmdline,''),"
-                           " p.first_t, coalesce(p.end_t, p.last_t), max(ps.gpu_mem_mib), group_concat(DISTINCT ps.gpu),"
-                           " coalesce(p.container_id, '') FROM proc p LEFT JOIN proc_sample ps ON ps.proc = p.id AND"
-                           " ps.t >= ?1 AND ps.t < ?2 WHERE p.first_t < ?2 AND coalesce(p.end_t, p.last_t, p.first_t)"
-                           " >= ?1 GROUP BY p.id ORDER BY max(ps.gpu_mem_mib) DESC LIMIT 100", -1, &q, NULL) != SQLITE_OK)
+    char sql[1024];
+    snprintf(sql, sizeof(sql), "SELECT p.pid, coalesce(p.user,''), coalesce(p.name,''), coalesce(p.cmdline,''),"
+             " p.first_t, coalesce(p.end_t, p.last_t), m.peak, m.gpus, coalesce(p.container_id, '') FROM proc p"
+             " LEFT JOIN (SELECT proc, max(mem) AS peak, group_concat(DISTINCT gpu) AS gpus FROM %s GROUP BY proc) m"
+             " ON m.proc = p.id WHERE p.first_t < ?2 AND coalesce(p.end_t, p.last_t, p.first_t) >= ?1"
+             " ORDER BY m.peak DESC LIMIT 100", gs_chart_proc_src());
+    if (sqlite3_prepare_v2(gs_store_db(st), sql, -1, &q, NULL) != SQLITE_OK)
         return;
-    sqlite3_bind_int64(q, 1, c->from_ms);
-    sqlite3_bind_int64(q, 2, c->to_ms);
+    gs_chart_bind_src(q, c);
     fputs("<h2>Processes</h2><table><tr><th>PID</th><th>user</th><th>name</th><th>GPUs</th><th>peak GPU memory</th>"
           "<th>from</th><th>to</th><th>container</th><th>command</th></tr>\n", out);
     while (sqlite3_step(q) == SQLITE_ROW) {

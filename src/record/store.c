@@ -56,6 +56,32 @@ static const char *const migrations[] = {
     " mem_used_max_mib, temp_avg_c, temp_max_c, mem_temp_max_c, NULL, power_avg_dw, power_max_dw, power_limit_w,"
     " energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, pcie_tx_avg_mbs, pcie_rx_avg_mbs,"
     " fan_avg_pct, 0 FROM rollup;",
+    /* 1 -> 2: rollups of every complete minute, written as the recorder goes (not only
+     * when samples age out), so reports over long ranges read minutes; `series` takes a
+     * rollup only where its samples are gone. Per-process rollups. Per-GPU event lookups. */
+    "CREATE TABLE proc_rollup(t INTEGER NOT NULL, proc INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+    " n INTEGER NOT NULL, gpu_mem_min_mib, gpu_mem_avg_mib, gpu_mem_max_mib, sm_min_pct, sm_avg_pct,"
+    " sm_max_pct, mem_util_avg_pct, cpu_min_dpct, cpu_avg_dpct, cpu_max_dpct, rss_min_mib, rss_avg_mib,"
+    " rss_max_mib, PRIMARY KEY(t, proc, gpu)) WITHOUT ROWID;"
+    "CREATE INDEX event_gpu ON event(gpu, kind, t);"
+    "INSERT OR REPLACE INTO rollup " GS_ROLLUP_SELECT GS_ROLLUP_GROUP ";"
+    "INSERT OR REPLACE INTO proc_rollup " GS_PROC_ROLLUP_SELECT GS_PROC_ROLLUP_GROUP ";"
+    "DROP VIEW series;"
+    "CREATE VIEW series AS"
+    " SELECT t, gpu, 1 AS n, util_pct, util_pct AS util_max, mem_util_pct, mem_used_mib,"
+    " mem_used_mib AS mem_used_max_mib, temp_c, temp_c AS temp_max_c, mem_temp_c, pstate, power_dw,"
+    " power_dw AS power_max_dw, power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle,"
+    " pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad FROM sample"
+    " UNION ALL SELECT t, gpu, n, util_avg, util_max, mem_util_avg, mem_used_avg_mib,"
+    " mem_used_max_mib, temp_avg_c, temp_max_c, mem_temp_max_c, NULL, power_avg_dw, power_max_dw, power_limit_w,"
+    " energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, pcie_tx_avg_mbs, pcie_rx_avg_mbs,"
+    " fan_avg_pct, 0 FROM rollup WHERE t <= (SELECT coalesce(min(t), 9223372036854000000) FROM sample) - 60000;"
+    "CREATE VIEW proc_series AS"
+    " SELECT t, proc, gpu, 1 AS n, gpu_mem_mib, gpu_mem_mib AS gpu_mem_max_mib, sm_pct, mem_util_pct, cpu_dpct,"
+    " rss_mib FROM proc_sample"
+    " UNION ALL SELECT t, proc, gpu, n, gpu_mem_avg_mib, gpu_mem_max_mib, sm_avg_pct, mem_util_avg_pct,"
+    " cpu_avg_dpct, rss_avg_mib FROM proc_rollup"
+    " WHERE t <= (SELECT coalesce(min(t), 9223372036854000000) FROM proc_sample) - 60000;",
 };
 #define NMIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GS_STORE_SCHEMA_VERSION,

@@ -7,8 +7,10 @@
  *   gpu          static facts, one row per GPU (keyed by UUID, small integer id)
  *   sample       one row per GPU per tick, integer columns, NULL = no value
  *                (column `bad` says which NULLs were errors, not "not supported")
- *   rollup       one row per GPU per minute (min/avg/max) once samples age out
- *   proc         process lifetimes; proc_sample: per-process readings
+ *   rollup       one row per GPU per minute (min/avg/max), written as each minute
+ *                completes, kept after the samples age out
+ *   proc         process lifetimes; proc_sample: per-process readings;
+ *                proc_rollup: their one-minute min/avg/max
  *   event        Xid, throttle on/off, GPU lost/back, ECC/remap changes, marks
  *   baseline     saved per-GPU distributions (`gpuscope baseline save`)
  * Times are integers: milliseconds since the Unix epoch (UTC).
@@ -26,7 +28,7 @@
 #include "core/err.h"
 #include "core/model.h"
 
-#define GS_STORE_SCHEMA_VERSION 1
+#define GS_STORE_SCHEMA_VERSION 2
 
 /* Bits of sample.bad: that column's NULL is an error (or the GPU is lost). */
 enum gs_col {

@@ -1,41 +1,52 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * store_maint.c - retention: samples older than keep_full become one-minute
- * rollups (min/avg/max) and are deleted with their process samples; rollups
- * and events older than keep_rollup are deleted; the size cap deletes the
- * oldest data first (rolling samples up before they go). Each step is one
- * transaction, so a crash leaves either the samples or their rollups.
+ * store_maint.c - one-minute rollups (min/avg/max) and retention: the
+ * recorder rolls up every minute as it completes; samples older than
+ * keep_full are deleted with their process samples (rolled up again first:
+ * idempotent); rollups and events older than keep_rollup are deleted; the
+ * size cap deletes the oldest data first. Each step is one transaction, so a
+ * crash leaves either the samples or their rollups.
  */
 #include "record/store_priv.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #define MINUTE_MS 60000LL
 
-/* Roll up and delete full-resolution rows with t < cutoff (cutoff on a minute boundary). */
-static int rollup_before(struct gs_store *st, int64_t cutoff, struct gs_err *err)
+int gs_store_rollup_range(struct gs_store *st, int64_t from_ms, int64_t to_ms, struct gs_err *err)
 {
     char sql[2048];
     snprintf(sql, sizeof(sql),
-        "BEGIN IMMEDIATE;"
-        "INSERT OR REPLACE INTO rollup SELECT (t / %lld) * %lld, gpu, count(*),"
-        " min(util_pct), CAST(round(avg(util_pct)) AS INT), max(util_pct), CAST(round(avg(mem_util_pct)) AS INT),"
-        " min(mem_used_mib), CAST(round(avg(mem_used_mib)) AS INT), max(mem_used_mib),"
-        " min(temp_c), CAST(round(avg(temp_c)) AS INT), max(temp_c), max(mem_temp_c),"
-        " min(power_dw), CAST(round(avg(power_dw)) AS INT), max(power_dw), max(power_limit_w), sum(energy_mj),"
-        " min(sm_mhz), CAST(round(avg(sm_mhz)) AS INT), max(sm_mhz), CAST(round(avg(mem_mhz)) AS INT),"
-        " bit_or(throttle),"
-        " sum((throttle & ~1) != 0), CAST(round(avg(pcie_tx_mbs)) AS INT), CAST(round(avg(pcie_rx_mbs)) AS INT),"
-        " CAST(round(avg(fan_pct)) AS INT)"
-        " FROM sample WHERE t < %lld GROUP BY t / %lld, gpu;"
-        "DELETE FROM sample WHERE t < %lld; DELETE FROM proc_sample WHERE t < %lld; COMMIT;",
-        MINUTE_MS, MINUTE_MS, (long long)cutoff, MINUTE_MS, (long long)cutoff,
-        (long long)cutoff);
-    int rc = gs_store_exec(st, sql, err);
-    if (rc < 0)
+             "INSERT OR REPLACE INTO rollup " GS_ROLLUP_SELECT " WHERE t >= %lld AND t < %lld" GS_ROLLUP_GROUP ";"
+             "INSERT OR REPLACE INTO proc_rollup " GS_PROC_ROLLUP_SELECT " WHERE t >= %lld AND t < %lld"
+             GS_PROC_ROLLUP_GROUP ";", (long long)from_ms, (long long)to_ms, (long long)from_ms, (long long)to_ms);
+    return gs_store_exec(st, sql, err);
+}
+
+/* Roll up (again: the recorder rolled complete minutes already) and delete
+ * full-resolution rows with t < cutoff (cutoff on a minute boundary). */
+static int rollup_before(struct gs_store *st, int64_t cutoff, struct gs_err *err)
+{
+    char sql[160];
+    int64_t ts = INT64_MAX;
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(st->db, "SELECT min(t) FROM sample", -1, &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER)
+            ts = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+    }
+    if (gs_store_exec(st, "BEGIN IMMEDIATE", err) < 0)
+        return -err->code;
+    snprintf(sql, sizeof(sql), "DELETE FROM sample WHERE t < %lld; DELETE FROM proc_sample WHERE t < %lld; COMMIT;",
+             (long long)cutoff, (long long)cutoff);
+    int64_t from = ts == INT64_MAX ? cutoff : (ts / MINUTE_MS) * MINUTE_MS;
+    if ((from < cutoff && gs_store_rollup_range(st, from, cutoff, err) < 0) || gs_store_exec(st, sql, err) < 0) {
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
-    return rc;
+        return -err->code;
+    }
+    return 0;
 }
 
 /* SQLite has no bitwise-OR aggregate: register one. */
@@ -76,27 +87,30 @@ static int oldest(struct gs_store *st, const char *table, int64_t *t)
 static int expire_rollups(struct gs_store *st, int64_t cutoff, struct gs_err *err)
 {
     char sql[256];
-    snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; DELETE FROM rollup WHERE t < %lld; DELETE FROM event WHERE t < %lld;"
-             " DELETE FROM proc WHERE coalesce(end_t, last_t) < %lld; COMMIT;",
-             (long long)cutoff, (long long)cutoff, (long long)cutoff);
+    snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; DELETE FROM rollup WHERE t < %lld; DELETE FROM proc_rollup WHERE t < %lld;"
+             " DELETE FROM event WHERE t < %lld; DELETE FROM proc WHERE coalesce(end_t, last_t) < %lld; COMMIT;",
+             (long long)cutoff, (long long)cutoff, (long long)cutoff, (long long)cutoff);
     int rc = gs_store_exec(st, sql, err);
     if (rc < 0)
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
     return rc;
 }
 
-/* Over the cap: give up the oldest hour of samples, else the oldest day of rollups. */
+/* Over the cap: give up the oldest hour of samples (keeping at least the last
+ * hour), else the oldest day of rollups older than every sample. */
 static int enforce_cap(struct gs_store *st, struct gs_err *err)
 {
     for (int round = 0; round < 64 && gs_store_bytes_used(st) > st->o.max_size_bytes; round++) {
         int64_t ts, tr;
         oldest(st, "sample", &ts);
         oldest(st, "rollup", &tr);
+        int64_t ts_min = ts >= 0 ? (ts / MINUTE_MS) * MINUTE_MS : INT64_MAX;
+        bool old_rollups = tr >= 0 && tr < ts_min;
         int rc;
-        if (ts >= 0 && (tr < 0 || st->last_t - ts > 3600 * 1000LL))
-            rc = rollup_before(st, (ts / MINUTE_MS) * MINUTE_MS + 3600 * 1000LL, err);
-        else if (tr >= 0)
-            rc = expire_rollups(st, tr + 86400 * 1000LL, err);
+        if (ts >= 0 && (!old_rollups || st->last_t - ts > 3600 * 1000LL))
+            rc = rollup_before(st, ts_min + 3600 * 1000LL, err);
+        else if (old_rollups)
+            rc = expire_rollups(st, tr + 86400 * 1000LL < ts_min ? tr + 86400 * 1000LL : ts_min, err);
         else
             break;
         if (rc < 0)

@@ -48,11 +48,34 @@ struct gs_store {
     struct gs_store_proc *procs_saved; /* the table as it was before the tick in flight */
     unsigned saved_cap, saved_used;    /* (restored when the tick's transaction rolls back) */
     int64_t last_maint_ms;
+    int64_t roll_from;                 /* oldest sample time not rolled up yet (INT64_MAX: none) */
     int64_t last_t;
     bool debug_full;                   /* test hook: every tick needs pages it cannot get */
 };
 
+/* One-minute rollups: the select lists (the row's minute is t / 60000). The
+ * recorder writes them for every complete minute as it goes (so long-range
+ * reports read minutes), and again when samples age out (idempotent). */
+#define GS_ROLLUP_SELECT \
+    "SELECT (t / 60000) * 60000, gpu, count(*), min(util_pct), CAST(round(avg(util_pct)) AS INT), max(util_pct)," \
+    " CAST(round(avg(mem_util_pct)) AS INT), min(mem_used_mib), CAST(round(avg(mem_used_mib)) AS INT)," \
+    " max(mem_used_mib), min(temp_c), CAST(round(avg(temp_c)) AS INT), max(temp_c), max(mem_temp_c)," \
+    " min(power_dw), CAST(round(avg(power_dw)) AS INT), max(power_dw), max(power_limit_w), sum(energy_mj)," \
+    " min(sm_mhz), CAST(round(avg(sm_mhz)) AS INT), max(sm_mhz), CAST(round(avg(mem_mhz)) AS INT)," \
+    " bit_or(throttle), sum((throttle & ~1) != 0), CAST(round(avg(pcie_tx_mbs)) AS INT)," \
+    " CAST(round(avg(pcie_rx_mbs)) AS INT), CAST(round(avg(fan_pct)) AS INT) FROM sample"
+#define GS_ROLLUP_GROUP " GROUP BY t / 60000, gpu"
+#define GS_PROC_ROLLUP_SELECT \
+    "SELECT (t / 60000) * 60000, proc, gpu, count(*), min(gpu_mem_mib), CAST(round(avg(gpu_mem_mib)) AS INT)," \
+    " max(gpu_mem_mib), min(sm_pct), CAST(round(avg(sm_pct)) AS INT), max(sm_pct)," \
+    " CAST(round(avg(mem_util_pct)) AS INT), min(cpu_dpct), CAST(round(avg(cpu_dpct)) AS INT), max(cpu_dpct)," \
+    " min(rss_mib), CAST(round(avg(rss_mib)) AS INT), max(rss_mib) FROM proc_sample"
+#define GS_PROC_ROLLUP_GROUP " GROUP BY t / 60000, proc, gpu"
+
 int gs_store_exec(struct gs_store *st, const char *sql, struct gs_err *err);
+/* Roll up the minutes in [from, to) (minute boundaries) of samples and process
+ * samples, inside the caller's transaction. */
+int gs_store_rollup_range(struct gs_store *st, int64_t from_ms, int64_t to_ms, struct gs_err *err);
 int gs_store_schema(struct gs_store *st, struct gs_err *err);
 /* bit_or(x): the OR of the integers of a group (rollups of throttle masks). */
 int gs_store_register_functions(sqlite3 *db);

@@ -3,13 +3,15 @@
  * summary.c - what a stretch of history adds up to, per GPU: mean and p95
  * utilization, peaks, energy (from the energy counter deltas), idle hours,
  * time throttled per reason (from throttle on/off events), Xids. Shared by
- * report, run and baseline; each figure comes from one pass over `series`
- * (full-resolution samples and one-minute rollups alike, weighted by n).
+ * report and run: whole minutes from the one-minute rollups, the rest and
+ * utilization from the samples (load_aggregates says which figure from where).
  */
 #include "record/record.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint32_t meta_interval(sqlite3 *db)
@@ -102,75 +104,164 @@ static int load_gpus(sqlite3 *db, uint64_t mask, int gpu_index, struct gs_summar
     return 0;
 }
 
-static double colval(sqlite3_stmt *q, int i)
+/* Running totals of one GPU over the range (samples count 1, rollups n). */
+struct acc {
+    double n, util_n, util_sum, idle_n, power_n, power_sum_dw, energy_mj, mem_max, temp_max, limit_max;
+    bool energy_any, util_from_rollups;
+    int64_t t_min, t_max;
+    double hist[102];                 /* utilization histogram: exact p95 */
+};
+
+static void acc_max(double *m, sqlite3_stmt *q, int col)
 {
-    return sqlite3_column_type(q, i) == SQLITE_NULL ? NAN : sqlite3_column_double(q, i);
+    if (sqlite3_column_type(q, col) != SQLITE_NULL && (isnan(*m) || sqlite3_column_double(q, col) > *m))
+        *m = sqlite3_column_double(q, col);
 }
 
-static void load_aggregates(sqlite3 *db, int64_t from, int64_t to, double iv_s, struct gs_summary *out)
+static void acc_util(struct acc *a, double u, double n)
 {
-    sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(db, "SELECT gpu, sum(n), 1.0 * sum(util_pct * n) / sum(CASE WHEN util_pct IS NULL THEN 0 ELSE n END),"
-                           " max(mem_used_max_mib), max(temp_max_c), 1.0 * sum(power_dw * n) / sum(CASE WHEN power_dw IS NULL"
-                           " THEN 0 ELSE n END) / 10.0, max(power_limit_w), sum(energy_mj), sum(power_dw * n),"
-                           " sum(CASE WHEN util_pct = 0 THEN n ELSE 0 END), min(t), max(t)"
-                           " FROM series WHERE t >= ?1 AND t < ?2 GROUP BY gpu", -1, &q, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(q, 1, from);
-    sqlite3_bind_int64(q, 2, to);
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        struct gs_gpu_summary *g = by_id(out, sqlite3_column_int(q, 0));
-        if (!g)
-            continue;
-        g->nsamples = (uint64_t)sqlite3_column_int64(q, 1);
-        g->util_mean = colval(q, 2);
-        g->mem_peak_mib = colval(q, 3);
-        g->temp_peak_c = colval(q, 4);
-        g->power_mean_w = colval(q, 5);
-        g->power_limit_w = colval(q, 6);
-        if (sqlite3_column_type(q, 7) != SQLITE_NULL) {
-            g->energy_j = sqlite3_column_double(q, 7) / 1000.0;
-        } else if (sqlite3_column_type(q, 8) != SQLITE_NULL) {
-            g->energy_j = sqlite3_column_double(q, 8) / 10.0 * iv_s; /* deciwatts x seconds */
-            g->energy_estimated = true;
-        } else {
-            g->energy_j = NAN;
-        }
-        g->idle_h = sqlite3_column_double(q, 9) * iv_s / 3600.0;
-        g->span_s = (double)(sqlite3_column_int64(q, 11) - sqlite3_column_int64(q, 10)) / 1000.0 + iv_s;
-    }
-    sqlite3_finalize(q);
+    a->util_n += n;
+    a->util_sum += u * n;
+    a->hist[u < 0 ? 0 : u > 100 ? 101 : (int)lround(u)] += n;
 }
 
-/* p95 from a weighted histogram of integer utilization. */
-static void load_p95(sqlite3 *db, int64_t from, int64_t to, struct gs_summary *out)
+/* Columns 2.. of a sample or rollup row: n, mem max, temp max, power avg (dW), limit, energy. */
+static void acc_row(struct acc *a, int64_t t, sqlite3_stmt *q, int c)
+{
+    double n = sqlite3_column_double(q, c);
+    a->n += n;
+    acc_max(&a->mem_max, q, c + 1);
+    acc_max(&a->temp_max, q, c + 2);
+    if (sqlite3_column_type(q, c + 3) != SQLITE_NULL) {
+        a->power_n += n;
+        a->power_sum_dw += sqlite3_column_double(q, c + 3) * n;
+    }
+    acc_max(&a->limit_max, q, c + 4);
+    if (sqlite3_column_type(q, c + 5) != SQLITE_NULL) {
+        a->energy_mj += sqlite3_column_double(q, c + 5);
+        a->energy_any = true;
+    }
+    if (t < a->t_min)
+        a->t_min = t;
+    if (t > a->t_max)
+        a->t_max = t;
+}
+
+static int64_t scalar(sqlite3 *db, const char *sql, int64_t none)
 {
     sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(db, "SELECT gpu, util_pct, sum(n) FROM series WHERE t >= ?1 AND t < ?2 AND util_pct"
-                           " IS NOT NULL GROUP BY gpu, util_pct ORDER BY gpu, util_pct", -1, &q, NULL) != SQLITE_OK)
-        return;
-    sqlite3_bind_int64(q, 1, from);
-    sqlite3_bind_int64(q, 2, to);
-    double hist[GS_SUM_MAX_GPUS][102] = { { 0 } };
-    while (sqlite3_step(q) == SQLITE_ROW) {
-        struct gs_gpu_summary *g = by_id(out, sqlite3_column_int(q, 0));
-        int u = sqlite3_column_int(q, 1);
-        if (g)
-            hist[g - out->g][u < 0 ? 0 : u > 100 ? 101 : u] += sqlite3_column_double(q, 2);
+    int64_t v = none;
+    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER)
+            v = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
     }
-    sqlite3_finalize(q);
-    for (unsigned i = 0; i < out->ngpus; i++) {
-        double total = 0, acc = 0;
-        for (int u = 0; u < 102; u++)
-            total += hist[i][u];
-        for (int u = 0; u < 102 && total > 0; u++) {
-            acc += hist[i][u];
-            if (acc >= 0.95 * total) {
-                out->g[i].util_p95 = u;
-                break;
+    return v;
+}
+
+/*
+ * Where the figures come from, so that a 24-hour report reads ~11,520 rollup
+ * rows instead of 691,200 samples for 8 GPUs, and every figure stays exact:
+ *   whole minutes [a, b) that have rollups: peaks (max of max), energy (sum),
+ *     power mean (per-minute means in 0.1 W, weighted by n: within 0.05 W);
+ *   the partial minutes at the edges, and what is not rolled up yet: samples;
+ *   utilization (mean, p95, idle): one ordered scan of (t, gpu, util_pct) over
+ *     the samples of the whole range (the leading columns of the primary key
+ *     row: ~0.2 s for 691,200 rows), so mean and p95 are exact; where only
+ *     rollups remain (older than the first sample) from per-minute means, which
+ *     the summary says (util_from_rollups).
+ */
+static void load_aggregates(sqlite3 *db, int64_t from, int64_t to, struct gs_summary *out, struct acc *acc)
+{
+    int64_t rolled = scalar(db, "SELECT max(t) + 60000 FROM rollup", INT64_MIN);
+    int64_t first = scalar(db, "SELECT min(t) FROM sample", INT64_MAX);
+    int64_t a = from % 60000 ? from - ((from % 60000) + 60000) % 60000 + 60000 : from;
+    int64_t b = to - ((to % 60000) + 60000) % 60000;
+    if (rolled < b)
+        b = rolled;
+    if (b <= a) /* no whole rolled-up minute: samples, and rollups older than them */
+        a = b = to;
+    sqlite3_stmt *q;
+    /* rollups: [a, b) for everything but utilization, and for it too where older than every
+     * sample; with no whole minutes, only those older than every sample */
+    if (sqlite3_prepare_v2(db, "SELECT t, gpu, n, mem_used_max_mib, temp_max_c, power_avg_dw, power_limit_w, energy_mj,"
+                           " util_avg, util_max FROM rollup WHERE t >= ?1 AND t < ?2 AND t <= ?3", -1, &q, NULL)
+        == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, a < b ? a : from);
+        sqlite3_bind_int64(q, 2, a < b ? b : to);
+        sqlite3_bind_int64(q, 3, a < b || first == INT64_MAX ? INT64_MAX : first - 60000);
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            struct gs_gpu_summary *g = by_id(out, sqlite3_column_int(q, 1));
+            if (!g)
+                continue;
+            struct acc *ac = &acc[g - out->g];
+            int64_t t = sqlite3_column_int64(q, 0);
+            acc_row(ac, t, q, 2);
+            if (t <= first - 60000 && sqlite3_column_type(q, 8) != SQLITE_NULL) {
+                acc_util(ac, sqlite3_column_double(q, 8), sqlite3_column_double(q, 2));
+                if (sqlite3_column_type(q, 9) != SQLITE_NULL && sqlite3_column_int(q, 9) == 0)
+                    ac->idle_n += sqlite3_column_double(q, 2); /* max 0: every sample was idle */
+                ac->util_from_rollups = true;
             }
         }
+        sqlite3_finalize(q);
     }
+    /* samples: utilization over the whole range, the rest outside [a, b) */
+    if (sqlite3_prepare_v2(db, "SELECT t, gpu, util_pct, 1, mem_used_mib, temp_c, power_dw, power_limit_w, energy_mj"
+                           " FROM sample WHERE t >= ?1 AND t < ?2", -1, &q, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(q, 1, from);
+        sqlite3_bind_int64(q, 2, to);
+        int last_id = -1;
+        struct acc *ac = NULL;
+        while (sqlite3_step(q) == SQLITE_ROW) {
+            int id = sqlite3_column_int(q, 1);
+            if (id != last_id || !ac) {
+                struct gs_gpu_summary *g = by_id(out, id);
+                ac = g ? &acc[g - out->g] : NULL;
+                last_id = id;
+            }
+            if (!ac)
+                continue;
+            int64_t t = sqlite3_column_int64(q, 0);
+            if (sqlite3_column_type(q, 2) != SQLITE_NULL) {
+                int u = sqlite3_column_int(q, 2);
+                acc_util(ac, u, 1);
+                ac->idle_n += u == 0;
+            }
+            if (t < a || t >= b)
+                acc_row(ac, t, q, 3);
+        }
+        sqlite3_finalize(q);
+    }
+}
+
+static void finish(struct gs_gpu_summary *g, const struct acc *a, double iv_s)
+{
+    g->nsamples = (uint64_t)a->n;
+    g->util_mean = a->util_n > 0 ? a->util_sum / a->util_n : NAN;
+    g->util_p95_from_rollups = a->util_from_rollups;
+    double acc = 0;
+    for (int u = 0; u < 102 && a->util_n > 0; u++) {
+        acc += a->hist[u];
+        if (acc >= 0.95 * a->util_n) {
+            g->util_p95 = u;
+            break;
+        }
+    }
+    g->mem_peak_mib = a->mem_max;
+    g->temp_peak_c = a->temp_max;
+    g->power_mean_w = a->power_n > 0 ? a->power_sum_dw / a->power_n / 10.0 : NAN;
+    g->power_limit_w = a->limit_max;
+    if (a->energy_any) {
+        g->energy_j = a->energy_mj / 1000.0;
+    } else if (a->power_n > 0) {
+        g->energy_j = a->power_sum_dw / 10.0 * iv_s; /* deciwatts x seconds */
+        g->energy_estimated = true;
+    } else {
+        g->energy_j = NAN;
+    }
+    g->idle_h = a->idle_n * iv_s / 3600.0;
+    g->span_s = a->n > 0 ? (double)(a->t_max - a->t_min) / 1000.0 + iv_s : 0;
 }
 
 int gs_summarize(struct gs_store *st, int64_t from_ms, int64_t to_ms, uint64_t gpu_mask, int gpu_index,
@@ -184,8 +275,18 @@ int gs_summarize(struct gs_store *st, int64_t from_ms, int64_t to_ms, uint64_t g
     if (load_gpus(db, gpu_mask, gpu_index, out) < 0)
         return gs_store_sqlerr(err, sqlite3_errcode(db), gs_store_path(st), "reading");
     double iv_s = out->interval_ms / 1000.0;
-    load_aggregates(db, from_ms, to_ms, iv_s, out);
-    load_p95(db, from_ms, to_ms, out);
+    struct acc *acc = calloc(out->ngpus ? out->ngpus : 1, sizeof(*acc));
+    if (!acc)
+        return gs_err_set(err, GS_E_NOMEM, "out of memory");
+    for (unsigned i = 0; i < out->ngpus; i++) {
+        acc[i].mem_max = acc[i].temp_max = acc[i].limit_max = NAN;
+        acc[i].t_min = INT64_MAX;
+        acc[i].t_max = INT64_MIN;
+    }
+    load_aggregates(db, from_ms, to_ms, out, acc);
+    for (unsigned i = 0; i < out->ngpus; i++)
+        finish(&out->g[i], &acc[i], iv_s);
+    free(acc);
     sqlite3_stmt *q;
     for (unsigned i = 0; i < out->ngpus; i++) {
         struct gs_gpu_summary *g = &out->g[i];

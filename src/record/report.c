@@ -11,91 +11,12 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char *const csv_cols[] = { "util_pct", "mem_util_pct", "mem_used_mib", "temp_c", "mem_temp_c",
                                         "power_w", "power_limit_w", "energy_j", "sm_mhz", "mem_mhz", "throttle",
                                         "pstate", "pcie_tx_mbs", "pcie_rx_mbs", "fan_pct", "samples" };
 #define NCSV (int)(sizeof(csv_cols) / sizeof(csv_cols[0]))
-
-static void put_val(FILE *out, json_t *row, const char *key, sqlite3_stmt *q, int col, double scale)
-{
-    bool null = sqlite3_column_type(q, col) == SQLITE_NULL;
-    if (row) {
-        if (null)
-            json_object_set_new(row, key, json_null());
-        else if (scale != 1)
-            json_object_set_new(row, key, json_real(sqlite3_column_double(q, col) * scale));
-        else
-            json_object_set_new(row, key, json_integer(sqlite3_column_int64(q, col)));
-        return;
-    }
-    if (null)
-        fputs(",", out);
-    else if (scale != 1)
-        fprintf(out, ",%.*f", scale < 0.01 ? 3 : 1, sqlite3_column_double(q, col) * scale);
-    else
-        fprintf(out, ",%lld", (long long)sqlite3_column_int64(q, col));
-}
-
-static int export_rows(FILE *out, struct gs_store *st, const struct gs_report_opts *o, struct gs_err *err)
-{
-    sqlite3_stmt *q;
-    bool json = o->format == GS_REPORT_JSON;
-    int rc = sqlite3_prepare_v2(gs_store_db(st),
-        "SELECT s.t, g.idx, g.uuid, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw,"
-        " power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct, n"
-        " FROM series s JOIN gpu g ON g.id = s.gpu WHERE s.t >= ?1 AND s.t < ?2 AND (?3 < 0 OR g.idx = ?3)"
-        " ORDER BY s.t, g.idx", -1, &q, NULL);
-    if (rc != SQLITE_OK)
-        return gs_store_sqlerr(err, rc, gs_store_path(st), "reading");
-    sqlite3_bind_int64(q, 1, o->from_ms);
-    sqlite3_bind_int64(q, 2, o->to_ms);
-    sqlite3_bind_int(q, 3, o->gpu_index);
-    if (!json) {
-        fputs("time,gpu,uuid", out);
-        for (int i = 0; i < NCSV; i++)
-            fprintf(out, ",%s", csv_cols[i]);
-        fputc('\n', out);
-    }
-    char ts[48];
-    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
-        json_t *row = json ? json_object() : NULL;
-        gs_rfc3339(sqlite3_column_int64(q, 0), ts, sizeof(ts));
-        if (row) {
-            json_object_set_new(row, "time", json_string(ts));
-            json_object_set_new(row, "gpu", json_integer(sqlite3_column_int(q, 1)));
-            json_object_set_new(row, "uuid", json_string((const char *)sqlite3_column_text(q, 2)));
-        } else {
-            fprintf(out, "%s,%d,%s", ts, sqlite3_column_int(q, 1), sqlite3_column_text(q, 2));
-        }
-        for (int i = 0; i < NCSV; i++) {
-            double scale = i == 5 ? 0.1 : i == 7 ? 0.001 : 1;
-            put_val(out, row, csv_cols[i], q, 3 + i, scale);
-        }
-        if (row) {
-            char *s = json_dumps(row, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
-            if (s)
-                fprintf(out, "%s\n", s);
-            free(s);
-            json_decref(row);
-        } else {
-            fputc('\n', out);
-        }
-    }
-    sqlite3_finalize(q);
-    if (rc != SQLITE_DONE)
-        return gs_store_sqlerr(err, rc, gs_store_path(st), "reading");
-    return 0;
-}
-
-/* ---- chart data -------------------------------------------------------------------- */
-static int gpu_slot(const struct gs_chart *c, int id)
-{
-    for (unsigned i = 0; i < c->sum.ngpus; i++)
-        if (c->sum.g[i].id == id)
-            return (int)i;
-    return -1;
-}
 
 static int64_t scalar(sqlite3 *db, const char *sql, int64_t none)
 {
@@ -112,6 +33,213 @@ static int64_t scalar(sqlite3 *db, const char *sql, int64_t none)
 static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
 {
     return v < lo ? lo : v > hi ? hi : v;
+}
+
+/* ---- export: rows streamed in stored order ------------------------------------------ */
+
+/* Local time without a localtime_r() per row: the zone offset is looked up once per
+ * 15-minute block of UTC (every zone's transitions fall on such a boundary), the date
+ * comes from days-since-epoch arithmetic (the proleptic Gregorian calendar). */
+struct tzcache { int64_t block; long off_s; };
+
+static char *put_digits(char *p, long v, int width)
+{
+    for (int i = width - 1; i >= 0; i--) {
+        p[i] = (char)('0' + v % 10);
+        v /= 10;
+    }
+    return p + width;
+}
+
+static char *put_time(char *p, int64_t t_ms, struct tzcache *tz)
+{
+    int64_t block = t_ms >= 0 ? t_ms / 900000 : (t_ms - 899999) / 900000;
+    if (block != tz->block) {
+        time_t s = (time_t)(block * 900);
+        struct tm tm;
+        localtime_r(&s, &tm);
+        tz->off_s = tm.tm_gmtoff;
+        tz->block = block;
+    }
+    int64_t local = t_ms + (int64_t)tz->off_s * 1000;
+    int64_t days = local >= 0 ? local / 86400000 : (local - 86399999) / 86400000;
+    int64_t in_day = local - days * 86400000;
+    /* civil_from_days (H. Hinnant's algorithm) */
+    int64_t z = days + 719468, era = (z >= 0 ? z : z - 146096) / 146097;
+    int64_t doe = z - era * 146097, yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+    int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+    long d = (long)(doy - (153 * mp + 2) / 5 + 1), m = (long)(mp < 10 ? mp + 3 : mp - 9);
+    long y = (long)(yoe + era * 400 + (m <= 2));
+    long off = tz->off_s < 0 ? -tz->off_s : tz->off_s;
+    p = put_digits(p, y, 4);
+    *p++ = '-';
+    p = put_digits(p, m, 2);
+    *p++ = '-';
+    p = put_digits(p, d, 2);
+    *p++ = 'T';
+    p = put_digits(p, (long)(in_day / 3600000), 2);
+    *p++ = ':';
+    p = put_digits(p, (long)(in_day / 60000 % 60), 2);
+    *p++ = ':';
+    p = put_digits(p, (long)(in_day / 1000 % 60), 2);
+    *p++ = '.';
+    p = put_digits(p, (long)(in_day % 1000), 3);
+    *p++ = tz->off_s < 0 ? '-' : '+';
+    p = put_digits(p, off / 3600, 2);
+    *p++ = ':';
+    p = put_digits(p, off / 60 % 60, 2);
+    *p = '\0';
+    return p;
+}
+
+static char *put_int(char *p, int64_t v)
+{
+    char tmp[24];
+    int n = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    if (v < 0)
+        *p++ = '-';
+    do {
+        tmp[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* A stored integer scaled by 1/10^dec ("6593" dW -> "659.3"), as %.{dec}f would print it. */
+static char *put_scaled(char *p, sqlite3_stmt *q, int col, int dec)
+{
+    if (sqlite3_column_type(q, col) != SQLITE_INTEGER)
+        return p + snprintf(p, 40, "%.*f", dec, sqlite3_column_double(q, col) / (dec == 1 ? 10.0 : 1000.0));
+    int64_t v = sqlite3_column_int64(q, col), div = dec == 1 ? 10 : 1000;
+    if (v < 0) {
+        *p++ = '-';
+        v = -v;
+    }
+    p = put_int(p, v / div);
+    *p++ = '.';
+    return put_digits(p, (long)(v % div), dec);
+}
+
+/* Columns 2.. of an export row, in csv_cols order. */
+static void csv_row(FILE *out, sqlite3_stmt *q, const char *ts, int idx, const char *uuid)
+{
+    char line[512], *p = line;
+    p += snprintf(p, 160, "%s,%d,%s", ts, idx, uuid);
+    for (int i = 0; i < NCSV; i++) {
+        *p++ = ',';
+        if (sqlite3_column_type(q, 2 + i) == SQLITE_NULL)
+            continue;
+        p = i == 5 ? put_scaled(p, q, 2 + i, 1) : i == 7 ? put_scaled(p, q, 2 + i, 3) : put_int(p, sqlite3_column_int64(q, 2 + i));
+    }
+    *p++ = '\n';
+    fwrite(line, 1, (size_t)(p - line), out);
+}
+
+static void json_row(FILE *out, sqlite3_stmt *q, const char *ts, int idx, const char *uuid)
+{
+    json_t *row = json_object();
+    json_object_set_new(row, "time", json_string(ts));
+    json_object_set_new(row, "gpu", json_integer(idx));
+    json_object_set_new(row, "uuid", json_string(uuid));
+    for (int i = 0; i < NCSV; i++) {
+        int col = 2 + i;
+        if (sqlite3_column_type(q, col) == SQLITE_NULL)
+            json_object_set_new(row, csv_cols[i], json_null());
+        else if (i == 5 || i == 7)
+            json_object_set_new(row, csv_cols[i], json_real(sqlite3_column_double(q, col) * (i == 5 ? 0.1 : 0.001)));
+        else
+            json_object_set_new(row, csv_cols[i], json_integer(sqlite3_column_int64(q, col)));
+    }
+    char *s = json_dumps(row, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(12));
+    if (s)
+        fprintf(out, "%s\n", s);
+    free(s);
+    json_decref(row);
+}
+
+struct gpu_names { int idx[GS_SUM_MAX_GPUS]; char uuid[GS_SUM_MAX_GPUS][96]; bool want[GS_SUM_MAX_GPUS]; };
+
+static int export_part(FILE *out, sqlite3 *db, const char *sql, const struct gs_report_opts *o,
+                       const struct gpu_names *gn, int64_t cap, struct tzcache *tz)
+{
+    sqlite3_stmt *q;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return rc;
+    sqlite3_bind_int64(q, 1, o->from_ms);
+    sqlite3_bind_int64(q, 2, o->to_ms);
+    sqlite3_bind_int64(q, 3, cap);
+    char ts[48];
+    int64_t last_t = INT64_MIN;
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        int id = sqlite3_column_int(q, 1);
+        if (id < 0 || id >= GS_SUM_MAX_GPUS || !gn->want[id])
+            continue;
+        int64_t t = sqlite3_column_int64(q, 0);
+        if (t != last_t) {
+            put_time(ts, t, tz);
+            last_t = t;
+        }
+        if (o->format == GS_REPORT_JSON)
+            json_row(out, q, ts, gn->idx[id], gn->uuid[id]);
+        else
+            csv_row(out, q, ts, gn->idx[id], gn->uuid[id]);
+    }
+    sqlite3_finalize(q);
+    return rc == SQLITE_DONE ? SQLITE_OK : rc;
+}
+
+/* Rollups older than every sample, then the samples: each in primary-key order
+ * (t, gpu), so nothing is sorted; GPU names come from a table read once. */
+static int export_rows(FILE *out, struct gs_store *st, const struct gs_report_opts *o, struct gs_err *err)
+{
+    sqlite3 *db = gs_store_db(st);
+    struct gpu_names gn;
+    struct tzcache tz = { INT64_MIN, 0 };
+    sqlite3_stmt *q;
+    memset(&gn, 0, sizeof(gn));
+    int rc = sqlite3_prepare_v2(db, "SELECT id, idx, uuid FROM gpu", -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return gs_store_sqlerr(err, rc, gs_store_path(st), "reading");
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        int id = sqlite3_column_int(q, 0);
+        if (id < 0 || id >= GS_SUM_MAX_GPUS)
+            continue;
+        gn.idx[id] = sqlite3_column_int(q, 1);
+        snprintf(gn.uuid[id], sizeof(gn.uuid[id]), "%s", (const char *)sqlite3_column_text(q, 2));
+        gn.want[id] = o->gpu_index < 0 || gn.idx[id] == o->gpu_index;
+    }
+    sqlite3_finalize(q);
+    if (o->format != GS_REPORT_JSON) {
+        fputs("time,gpu,uuid", out);
+        for (int i = 0; i < NCSV; i++)
+            fprintf(out, ",%s", csv_cols[i]);
+        fputc('\n', out);
+    }
+    int64_t first = scalar(db, "SELECT min(t) FROM sample", INT64_MAX);
+    rc = export_part(out, db, "SELECT t, gpu, util_avg, mem_util_avg, mem_used_avg_mib, temp_avg_c, mem_temp_max_c,"
+                     " power_avg_dw, power_limit_w, energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, NULL,"
+                     " pcie_tx_avg_mbs, pcie_rx_avg_mbs, fan_avg_pct, n FROM rollup WHERE t >= ?1 AND t < ?2 AND t <= ?3",
+                     o, &gn, first == INT64_MAX ? INT64_MAX : first - 60000, &tz);
+    if (rc == SQLITE_OK)
+        rc = export_part(out, db, "SELECT t, gpu, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw,"
+                         " power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs,"
+                         " fan_pct, 1 FROM sample WHERE t >= ?1 AND t < ?2 AND ?3 IS NOT NULL", o, &gn, 0, &tz);
+    if (rc != SQLITE_OK)
+        return gs_store_sqlerr(err, rc, gs_store_path(st), "reading");
+    return 0;
+}
+
+/* ---- chart data -------------------------------------------------------------------- */
+static int gpu_slot(const struct gs_chart *c, int id)
+{
+    for (unsigned i = 0; i < c->sum.ngpus; i++)
+        if (c->sum.g[i].id == id)
+            return (int)i;
+    return -1;
 }
 
 /* Per-bucket sums, weighted by the samples a row stands for (n). */

@@ -4,9 +4,12 @@
  * --quick: one snapshot), read the kernel log's Xids, run the health engine
  * (src/health/) and print its findings grouped by severity, or as JSON.
  * Exit status by worst severity: 0 none or info, 6 warning, 7 critical
- * (2 usage, 3 no NVML/driver, 4 no GPU). docs/HEALTH.md.
+ * (2 usage, 3 no NVML/driver, 4 no GPU). When the recorder's database exists
+ * (gpuscope record; --db), it is read read-only through the record module
+ * (the core has no SQLite) for the GPUs seen before. docs/HEALTH.md.
  */
 #include "cmd/cmd.h"
+#include "core/module.h"
 #include "core/sampler.h"
 #include "health/health.h"
 #include "health/kmsg.h"
@@ -17,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -29,7 +33,17 @@ struct dargs {
     const char *kernel_log; /* NULL: /dev/kmsg then dmesg */
     bool no_kernel_log;
     const char *only_ids;
+    const char *db;         /* --db; NULL: the recorder's default path */
+    bool no_history;
     struct gs_health_cfg cfg;
+};
+
+/* What doctor learnt from the recorder's database. */
+struct dhist {
+    bool read;
+    char path[256];
+    struct gs_history h;
+    struct gs_err err;
 };
 
 static void usage(FILE *out)
@@ -45,6 +59,9 @@ static void usage(FILE *out)
             "  --kernel-log=FILE     read Xids from FILE (saved dmesg, journal, /dev/kmsg dump)\n"
             "  --no-kernel-log       do not read the kernel log\n"
             "  --expect-gpus=N       report fewer GPUs than N as critical\n"
+            "  --db=FILE             the recorder's database (default: gpuscope record's), read\n"
+            "                        read-only when it exists: fewer GPUs than it has seen is critical\n"
+            "  --no-history          do not read the recorder's database\n"
             "  -i, --id=IDS          only these GPUs (index, UUID or PCI bus id)\n"
             "  --threshold=NAME=VAL  override a threshold (repeatable); --list-thresholds shows them\n"
             "  --explain xid N       what the Xid catalog says about Xid N\n\n"
@@ -108,6 +125,11 @@ static int parse_args(int argc, char **argv, struct dargs *d, struct gs_err *err
                 return -GS_E_USAGE;
         } else if (!strcmp(a, "--no-kernel-log")) {
             d->no_kernel_log = true;
+        } else if (is_opt(a, "--db")) {
+            if (!(d->db = opt_value(argc, argv, &i, "--db", err)))
+                return -GS_E_USAGE;
+        } else if (!strcmp(a, "--no-history")) {
+            d->no_history = true;
         } else if (is_opt(a, "--expect-gpus")) {
             if (!(v = opt_value(argc, argv, &i, "--expect-gpus", err)))
                 return -GS_E_USAGE;
@@ -188,8 +210,59 @@ static int sample_window(const struct dargs *d, struct gs_health *h, struct gs_s
     return taken;
 }
 
+/* The recorder's default database (docs/RECORD.md; the record module's
+ * gs_store_default_path, which the core cannot call without loading SQLite). */
+static int default_db(char *buf, size_t len)
+{
+    const char *state = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    int n;
+    if (geteuid() == 0)
+        n = snprintf(buf, len, "/var/lib/gpuscope/history.db");
+    else if (state && *state)
+        n = snprintf(buf, len, "%s/gpuscope/history.db", state);
+    else if (home && *home)
+        n = snprintf(buf, len, "%s/.local/state/gpuscope/history.db", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+/* Read the history when a database exists; the record module is loaded only then. */
+static void read_history(const struct dargs *d, struct gs_health *h, struct dhist *dh)
+{
+    struct stat sb;
+    if (d->no_history || d->only_ids) /* a selection is not the whole machine */
+        return;
+    if (d->db)
+        snprintf(dh->path, sizeof(dh->path), "%s", d->db);
+    else if (default_db(dh->path, sizeof(dh->path)) < 0)
+        return;
+    if (stat(dh->path, &sb) < 0) {
+        if (d->db) /* asked for by name: say so */
+            gs_err_set(&dh->err, GS_E_IO, "%s: %s", dh->path, strerror(errno));
+        return;
+    }
+    void *sym = gs_module_symbol("record", GS_RECORD_HISTORY_SYMBOL, &dh->err);
+    gs_record_history_fn fn;
+    memcpy(&fn, &sym, sizeof(fn));
+    if (!sym || fn(dh->path, &dh->h, &dh->err) < 0)
+        return;
+    dh->read = true;
+    gs_health_set_history(h, &dh->h);
+}
+
+static json_t *history_json(const struct dhist *dh)
+{
+    json_t *o = json_object();
+    json_object_set_new(o, "read", json_boolean(dh->read));
+    json_object_set_new(o, "path", dh->path[0] ? json_string(dh->path) : json_null());
+    json_object_set_new(o, "gpus_seen", dh->read ? json_integer(dh->h.ngpus) : json_null());
+    json_object_set_new(o, "error", dh->err.code ? json_string(dh->err.msg) : json_null());
+    return o;
+}
+
 static void print_json(const struct dargs *d, const struct gs_findings *f, const struct gs_snapshot *snap,
-                       int taken, const struct gs_kmsg_log *klog, const struct gs_err *kerr)
+                       int taken, const struct gs_kmsg_log *klog, const struct gs_err *kerr, const struct dhist *dh)
 {
     json_t *root = json_object(), *arr = json_array(), *k = json_object();
     json_object_set_new(root, "window_s", json_real((double)d->window_ms / 1000.0));
@@ -201,6 +274,7 @@ static void print_json(const struct dargs *d, const struct gs_findings *f, const
     json_object_set_new(k, "xids", json_integer((json_int_t)klog->n));
     json_object_set_new(k, "error", kerr->code ? json_string(kerr->msg) : json_null());
     json_object_set_new(root, "kernel_log", k);
+    json_object_set_new(root, "history", history_json(dh));
     for (size_t i = 0; i < f->n; i++)
         json_array_append_new(arr, gs_finding_json(&f->v[i]));
     json_object_set_new(root, "findings", arr);
@@ -212,7 +286,7 @@ static void print_json(const struct dargs *d, const struct gs_findings *f, const
 }
 
 static void print_text(const struct dargs *d, const struct gs_findings *f, const struct gs_snapshot *snap, int taken,
-                       const struct gs_kmsg_log *klog, const struct gs_err *kerr)
+                       const struct gs_kmsg_log *klog, const struct gs_err *kerr, const struct dhist *dh)
 {
     printf("gpuscope doctor: %u GPU%s, %d snapshot%s over %.0f s", snap->ngpus, snap->ngpus == 1 ? "" : "s", taken,
            taken == 1 ? "" : "s", (double)d->window_ms / 1000.0);
@@ -222,6 +296,10 @@ static void print_text(const struct dargs *d, const struct gs_findings *f, const
         printf(", kernel log unreadable: %s\n\n", kerr->msg);
     else
         printf(", kernel log %s: %zu lines, %zu Xid lines\n\n", klog->source, klog->lines, klog->n);
+    if (dh->read)
+        printf("recorder history %s: %u GPU%s seen\n\n", dh->path, dh->h.ngpus, dh->h.ngpus == 1 ? "" : "s");
+    else if (dh->err.code)
+        printf("recorder history unreadable: %s\n\n", dh->err.msg);
     gs_findings_print(stdout, f, isatty(1) && !getenv("NO_COLOR"));
 }
 
@@ -232,6 +310,7 @@ int cmd_doctor(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     struct gs_kmsg_log klog = { 0 };
     struct gs_findings f = { 0 };
     struct gs_snapshot snap;
+    static struct dhist dh; /* ~17 KB: not on the stack */
     (void)ctx;
 
     gs_health_cfg_default(&d.cfg);
@@ -252,11 +331,13 @@ int cmd_doctor(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         gs_kmsg_read(d.kernel_log, &klog, &kerr);
         gs_health_add_kmsg(h, klog.v, klog.n);
     }
+    if (open_rc == 0)
+        read_history(&d, h, &dh);
     gs_health_eval(h, &f);
     if (d.json)
-        print_json(&d, &f, &snap, taken, &klog, &kerr);
+        print_json(&d, &f, &snap, taken, &klog, &kerr, &dh);
     else
-        print_text(&d, &f, &snap, taken, &klog, &kerr);
+        print_text(&d, &f, &snap, taken, &klog, &kerr, &dh);
     enum gs_sev worst = gs_findings_worst(&f);
     int code = open_rc < 0 ? gs_exit_from_errc(open_rc)
                : worst == GS_SEV_CRITICAL ? EXIT_CRITICAL

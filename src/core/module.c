@@ -5,6 +5,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "core/paths.h"
 
@@ -12,7 +13,7 @@
 #define GS_PREFIX "/usr/local"
 #endif
 
-gs_cmd_fn gs_module_load(const char *name, const char *symbol, struct gs_err *err)
+void *gs_module_symbol(const char *name, const char *symbol, struct gs_err *err)
 {
     char rel_build[128], rel_install[160], path[PATH_MAX];
 
@@ -30,14 +31,21 @@ gs_cmd_fn gs_module_load(const char *name, const char *symbol, struct gs_err *er
         gs_err_hint(err, "install its libraries ('make deps' in the source tree) or rebuild with 'make'");
         return NULL;
     }
-    /* POSIX lets a data pointer hold a function address returned by dlsym. */
-    gs_cmd_fn fn;
-    *(void **)&fn = dlsym(h, symbol);
-    if (!fn) {
+    void *sym = dlsym(h, symbol);
+    if (!sym) {
         gs_err_set(err, GS_E_INTERNAL, "the '%s' module %s lacks %s", name, path, symbol);
         gs_err_hint(err, "the module does not match this binary: rebuild with 'make'");
         dlclose(h);
         return NULL;
     }
-    return fn; /* the module stays loaded for the life of the process */
+    return sym; /* the module stays loaded for the life of the process */
+}
+
+gs_cmd_fn gs_module_load(const char *name, const char *symbol, struct gs_err *err)
+{
+    void *sym = gs_module_symbol(name, symbol, err);
+    /* POSIX lets a data pointer hold a function address returned by dlsym. */
+    gs_cmd_fn fn;
+    memcpy(&fn, &sym, sizeof(fn));
+    return fn;
 }

@@ -22,4 +22,10 @@ typedef int (*gs_cmd_fn)(int argc, char **argv, const struct gs_cmd_ctx *ctx);
  * filled (module missing or broken: says where it looked and what to do). */
 gs_cmd_fn gs_module_load(const char *name, const char *symbol, struct gs_err *err);
 
+/* Load module `name` (as gs_module_load) and return the address of any symbol it
+ * exports, or NULL with err filled. For core commands that use a module's
+ * library only sometimes (doctor reads the recorder's SQLite history through
+ * record.so when a database exists). The module stays loaded. */
+void *gs_module_symbol(const char *name, const char *symbol, struct gs_err *err);
+
 #endif /* GS_MODULE_H */

@@ -10,6 +10,45 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
+
+/* GPUs in the recorder's history that the current snapshot lacks, by UUID. */
+static void missing_gpus(const struct gs_health *h, char *buf, size_t cap)
+{
+    size_t used = 0;
+    buf[0] = '\0';
+    for (uint32_t k = 0; k < h->hist->ngpus && used + 1 < cap; k++) {
+        const struct gs_history_gpu *hg = &h->hist->gpus[k];
+        bool present = false;
+        for (uint32_t i = 0; i < h->ngpus && i < HGPU_MAX && !present; i++)
+            present = h->gpus[i].seen && !strcmp(h->gpus[i].st.uuid, hg->uuid);
+        if (present)
+            continue;
+        int n = snprintf(buf + used, cap - used, "%sGPU %u %s (%s, %s)", used ? "; " : "", hg->index, hg->uuid,
+                         hg->name, hg->pci_bus_id);
+        if (n < 0)
+            break;
+        used += (size_t)n < cap - used ? (size_t)n : cap - used - 1;
+    }
+}
+
+static void count_low_history(struct gs_health *h, struct gs_findings *out)
+{
+    char missing[240];
+    const struct gs_history *hi = h->hist;
+    struct gs_finding *f = hf_new(out, GS_SEV_CRITICAL, GS_NO_GPU, 0, "gpu.count_low",
+                                  "%u GPUs visible, the recorder has seen %u", h->ngpus, hi->ngpus);
+    f->value = h->ngpus;
+    missing_gpus(h, missing, sizeof(missing));
+    long age_s = (long)((hi->last_ms > 0 ? (int64_t)time(NULL) * 1000 - hi->last_ms : 0) / 1000);
+    hf_set(f->evidence, sizeof(f->evidence), "NVML counts %u GPUs; %s recorded %u (latest sample %ld s ago)%s%s",
+           h->ngpus, hi->path, hi->ngpus, age_s > 0 ? age_s : 0L, missing[0] ? "; missing: " : "", missing);
+    hf_set(f->cause, sizeof(f->cause),
+           "a GPU fell off the bus or failed driver initialisation (kernel log: RmInitAdapter failed)");
+    hf_set(f->action, sizeof(f->action),
+           "compare with `lspci -d 10de:`: present there but not in NVML = driver init failure, read the "
+           "kernel log; absent = power/slot/riser/BIOS; drain and reboot or power-cycle, RMA on recurrence");
+}
 
 void hc_driver(struct gs_health *h, struct gs_findings *out)
 {
@@ -29,6 +68,11 @@ void hc_driver(struct gs_health *h, struct gs_findings *out)
         hf_set(f->evidence, sizeof(f->evidence), "%s", e->msg);
         hf_set(f->cause, sizeof(f->cause), "the NVIDIA library or kernel driver is unusable");
         hf_set(f->action, sizeof(f->action), "%s", e->hint[0] ? e->hint : "see the message above");
+        return;
+    }
+    if (h->have_snap && h->hist && h->hist->ngpus > h->ngpus &&
+        (h->cfg.expect_gpus <= 0 || h->hist->ngpus >= (uint32_t)h->cfg.expect_gpus)) {
+        count_low_history(h, out);
         return;
     }
     if (h->have_snap && h->cfg.expect_gpus > 0 && h->ngpus < (uint32_t)h->cfg.expect_gpus) {

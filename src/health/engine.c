@@ -153,7 +153,15 @@ void gs_health_free(struct gs_health *h)
     for (uint32_t i = 0; i < h->proc_slots; i++)
         free(h->procs[i].ring);
     free(h->procs);
+    free(h->hist);
     free(h);
+}
+
+void gs_health_set_history(struct gs_health *h, const struct gs_history *hist)
+{
+    if (!h->hist && !(h->hist = malloc(sizeof(*h->hist))))
+        return;
+    *h->hist = *hist;
 }
 
 size_t gs_health_mem_bytes(const struct gs_health *h)

@@ -114,6 +114,32 @@ int gs_health_add(struct gs_health *h, const struct gs_snapshot *snap, int64_t t
 void gs_health_add_kmsg(struct gs_health *h, const struct gs_xid *x, size_t n);
 /* Record that opening the sampler failed (the driver check explains it). */
 void gs_health_set_open_error(struct gs_health *h, const struct gs_err *err);
+/* What the recorder's database (gpuscope record) knows that a short window
+ * cannot: the GPUs it has seen. Filled by the record module's
+ * gs_record_history() (src/record/history_api.c, loaded with
+ * gs_module_symbol only when a database exists: the core has no SQLite). */
+#define GS_HISTORY_MAX_GPUS 64
+struct gs_history_gpu {
+    uint32_t index;           /* NVML index when recorded */
+    char uuid[96];
+    char name[96];
+    char pci_bus_id[32];
+    int64_t last_ms;          /* latest sample of this GPU, ms since the epoch */
+};
+struct gs_history {
+    char path[256];           /* the database read */
+    int64_t first_ms, last_ms; /* the recorder's first and latest sample */
+    uint32_t ngpus;           /* GPUs seen within a day of the latest sample */
+    struct gs_history_gpu gpus[GS_HISTORY_MAX_GPUS];
+};
+/* Read the recorder's history from the database at path, read-only (never
+ * creates, migrates or locks it). 0, or a negative enum gs_errc with err filled. */
+typedef int (*gs_record_history_fn)(const char *path, struct gs_history *out, struct gs_err *err);
+#define GS_RECORD_HISTORY_SYMBOL "gs_record_history"
+/* Compare the current GPUs with the history (the "fewer GPUs than the recorder
+ * has seen" check); the engine keeps a copy. */
+void gs_health_set_history(struct gs_health *h, const struct gs_history *hist);
+
 /* Evaluate every check over the window; findings sorted worst first. */
 int gs_health_eval(struct gs_health *h, struct gs_findings *out);
 /* Bytes the engine holds (for the benchmark). */

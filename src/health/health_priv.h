@@ -91,6 +91,7 @@ struct gs_health {
     uint32_t nxids, xids_dropped;
     bool open_failed;
     struct gs_err open_err;
+    struct gs_history *hist;   /* the recorder's history, NULL if none */
 };
 
 /* Ring access: i-th oldest sample. */

@@ -27,6 +27,8 @@ static void record_usage(FILE *out)
         "  --max-size SIZE        cap the database (e.g. 2G): the oldest data goes first\n"
         "  -i, --id IDS           only these GPUs\n"
         "  --estimate             print the disk space this configuration takes, and exit\n"
+        "  --annotate-fifo PATH   each line written to this FIFO (created if absent) becomes\n"
+        "                         an annotation: echo \"epoch 3\" > PATH\n"
         "  -q, --quiet            no start-up line\n"
         "test options (virtual time, docs/RECORD.md):\n"
         "  --ticks N              stop after N ticks\n"
@@ -48,13 +50,14 @@ static int duration_opt(const char *v, int64_t *ms, const char *what)
 
 static int record_parse(int argc, char **argv, struct gs_record_opts *o)
 {
-    enum { O_DB = 256, O_PIV, O_RET, O_RRET, O_MAX, O_EST, O_TICKS, O_STEP, O_CLOCK, O_START };
+    enum { O_DB = 256, O_PIV, O_RET, O_RRET, O_MAX, O_EST, O_TICKS, O_STEP, O_CLOCK, O_START, O_FIFO };
     static const struct option lo[] = {
         { "db", 1, NULL, O_DB }, { "interval", 1, NULL, 'd' }, { "proc-interval", 1, NULL, O_PIV },
         { "retention", 1, NULL, O_RET }, { "rollup-retention", 1, NULL, O_RRET }, { "max-size", 1, NULL, O_MAX },
         { "id", 1, NULL, 'i' }, { "estimate", 0, NULL, O_EST }, { "quiet", 0, NULL, 'q' },
         { "ticks", 1, NULL, O_TICKS }, { "step", 1, NULL, O_STEP }, { "clock-file", 1, NULL, O_CLOCK },
-        { "start", 1, NULL, O_START }, { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+        { "start", 1, NULL, O_START }, { "annotate-fifo", 1, NULL, O_FIFO }, { "help", 0, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
     };
     int c, rc = 0;
     int64_t ms;
@@ -77,6 +80,7 @@ static int record_parse(int argc, char **argv, struct gs_record_opts *o)
         case O_TICKS: o->ticks = strtoull(optarg, NULL, 10); break;
         case O_STEP: rc = duration_opt(optarg, &o->step_ms, "--step"); break;
         case O_CLOCK: o->clock_file = optarg; break;
+        case O_FIFO: o->annotate_fifo = optarg; break;
         case O_START: if (gs_parse_time_ms(optarg, gs_now_ms(), &o->start_ms) < 0) rc = bad("--start", optarg); break;
         case 'h': record_usage(stdout); return -1;
         default: record_usage(stderr); return GS_EXIT_USAGE;

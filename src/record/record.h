@@ -30,12 +30,23 @@ struct gs_record_opts {
     int64_t step_ms;             /* 0: real time */
     int64_t start_ms;            /* virtual start (default: now) */
     bool interval_given;
+    const char *annotate_fifo;   /* lines written there become annotations */
 };
 
 int gs_record_run(const struct gs_record_opts *o, struct gs_err *err);
 /* Disk use of one recording configuration, in bytes (for --estimate and docs). */
 uint64_t gs_record_estimate_bytes(uint32_t ngpus, uint32_t nprocs, const struct gs_record_opts *o,
                                   uint64_t *full_bytes, uint64_t *rollup_bytes, uint64_t *proc_bytes);
+
+/* ---- annotations from a FIFO (annotate.c) ------------------------------------------------ */
+struct gs_annot {
+    int fd;
+    size_t len;
+    char buf[1024];              /* a partial line between reads */
+};
+int gs_annot_open(struct gs_annot *a, const char *path, struct gs_err *err);
+int gs_annot_poll(struct gs_annot *a, int timeout_ms, void (*cb)(void *ctx, const char *line), void *ctx);
+void gs_annot_close(struct gs_annot *a);
 
 /* ---- report ------------------------------------------------------------------------ */
 enum gs_report_format { GS_REPORT_HTML, GS_REPORT_TERM, GS_REPORT_CSV, GS_REPORT_JSON };

@@ -4,6 +4,7 @@
  * the store. The database may fail (full disk, read-only, locked, corrupt):
  * the recorder says so once, naming the file and what to do, keeps sampling,
  * retries every tick (reopening when it could not open), and notes the gap.
+ * With --annotate-fifo, lines written to a FIFO between ticks become marks.
  */
 #include "record/record.h"
 
@@ -66,6 +67,8 @@ struct rec {
     uint64_t lost;               /* ticks not written since the last good one */
     int64_t lost_since;
     int64_t next_proc_ms, next_maint_ms, next_open_ms;
+    struct gs_annot annot;       /* --annotate-fifo (fd -1 when not asked for) */
+    int64_t tick_t;              /* the latest tick's time (stamps annotations on a virtual clock) */
 };
 
 static void rec_complain(struct rec *r, const struct gs_err *e)
@@ -131,18 +134,37 @@ static void rec_tick(struct rec *r, uint64_t tick, int64_t t, const struct gs_sn
     }
 }
 
-static void rec_sleep_until(uint64_t deadline_ns)
-{
-    struct timespec ts = { (time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u) };
-    while (!rec_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-        ;
-}
-
 static uint64_t mono_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* A line from the annotation FIFO: a mark at the time it was read (the tick's time on a virtual clock). */
+static void rec_on_line(void *ctx, const char *line)
+{
+    struct rec *r = ctx;
+    struct gs_err err = { 0 };
+    int64_t t = r->o->step_ms ? r->tick_t : gs_now_ms();
+    if (!r->st) {
+        fprintf(stderr, "gpuscope record: annotation '%s' not stored: the database is not open\n", line);
+        return;
+    }
+    if (gs_store_event(r->st, t, -1, "mark", 0, 0, line, &err) < 0)
+        rec_complain(r, &err);
+}
+
+static void rec_sleep_until(struct rec *r, uint64_t deadline_ns)
+{
+    struct timespec ts = { (time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u) };
+    if (r->annot.fd < 0) {
+        while (!rec_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+            ;
+        return;
+    }
+    for (uint64_t now = mono_ns(); !rec_stop && now < deadline_ns; now = mono_ns())
+        gs_annot_poll(&r->annot, (int)((deadline_ns - now + 999999) / 1000000), rec_on_line, r);
 }
 
 static int rec_loop(struct rec *r, struct gs_sampler *s, struct gs_err *err)
@@ -161,16 +183,22 @@ static int rec_loop(struct rec *r, struct gs_sampler *s, struct gs_err *err)
             rec_complain(r, &serr);
         int64_t t = o->step_ms ? start + (int64_t)tick * o->step_ms
                                : (int64_t)snap.wall.tv_sec * 1000 + snap.wall.tv_nsec / 1000000;
+        r->tick_t = t;
         if (rc >= 0 || rc == -GS_E_GPU_LOST || rc == -GS_E_BACKEND)
             rec_tick(r, tick, t, &snap);
-        if (o->step_ms && !o->interval_given)
+        if (o->step_ms && !o->interval_given) {
+            if (r->annot.fd >= 0)
+                gs_annot_poll(&r->annot, 0, rec_on_line, r);
             continue;
+        }
         next += (uint64_t)o->interval_ms * 1000000u;
         uint64_t now = mono_ns();
         if (next < now)
             next = now; /* fell behind (a slow tick): do not burst */
-        rec_sleep_until(next);
+        rec_sleep_until(r, next);
     }
+    if (r->annot.fd >= 0) /* lines written before the stop */
+        gs_annot_poll(&r->annot, 0, rec_on_line, r);
     if (r->st) {
         int64_t t = o->step_ms ? start + (int64_t)o->ticks * o->step_ms : gs_now_ms();
         gs_store_finish(r->st, t, err);
@@ -181,7 +209,9 @@ static int rec_loop(struct rec *r, struct gs_sampler *s, struct gs_err *err)
 
 int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
 {
-    struct rec r = { .o = o };
+    struct rec r = { .o = o, .annot = { .fd = -1 } };
+    if (o->annotate_fifo && gs_annot_open(&r.annot, o->annotate_fifo, err) < 0)
+        return -err->code;
     if (o->db)
         snprintf(r.path, sizeof(r.path), "%s", o->db);
     else if (gs_store_default_path(r.path, sizeof(r.path)) < 0)
@@ -191,8 +221,10 @@ int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
                                    .interval_ms = o->interval_ms, .virtual_time = o->step_ms > 0 };
     /* A second recorder is refused before anything else happens. */
     if (gs_store_open(&r.st, &r.so, err) < 0) {
-        if (err->code == GS_E_USAGE)
+        if (err->code == GS_E_USAGE) {
+            gs_annot_close(&r.annot);
             return -err->code;
+        }
         gs_err_print(err);
         fprintf(stderr, "gpuscope record: sampling anyway; retrying the database every 5 s\n");
         snprintf(r.last_msg, sizeof(r.last_msg), "%s", err->msg);
@@ -208,6 +240,7 @@ int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
     struct gs_sampler *s;
     if (gs_sampler_open(&s, &so, err) < 0) {
         gs_store_close(r.st);
+        gs_annot_close(&r.annot);
         return -err->code;
     }
     rec_signals();
@@ -217,6 +250,7 @@ int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
     int rc = rec_loop(&r, s, err);
     gs_sampler_close(s);
     gs_store_close(r.st);
+    gs_annot_close(&r.annot);
     if (rc == -GS_E_USAGE && !err->code)
         gs_err_set(err, GS_E_USAGE, "%s", r.last_msg);
     return rc;

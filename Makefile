@@ -125,11 +125,18 @@ bench-bin: $(BENCH_BIN)
 FUZZ_SRC := $(wildcard fuzz/fuzz_*.c)
 FUZZ_BIN := $(FUZZ_SRC:fuzz/%.c=build-fuzz/%)
 FUZZ_CC ?= clang
-FUZZ_FLAGS := -std=c11 -g -O1 -fsanitize=fuzzer,address,undefined -Isrc -Isim -D_GNU_SOURCE \
-              -DGS_PREFIX='"$(PREFIX)"' $(PKG_CFLAGS)
-build-fuzz/%: fuzz/%.c $(filter-out src/main.c,$(SRC)) $(SIM_PARSER_SRC)
+FUZZ_COMMON := -std=c11 -g -O1 -Isrc -Isim -D_GNU_SOURCE -DGS_PREFIX='"$(PREFIX)"' $(PKG_CFLAGS)
+# The tool's sources are compiled once with coverage instrumentation; each
+# harness links them (libFuzzer's main comes with -fsanitize=fuzzer).
+FUZZ_OBJ := $(patsubst %.c,build-fuzz/obj/%.o,$(filter-out src/main.c,$(SRC)) $(SIM_PARSER_SRC))
+build-fuzz/obj/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_COMMON) -fsanitize=fuzzer-no-link,address,undefined -MMD -MP -c -o $@ $<
+build-fuzz/%: fuzz/%.c $(FUZZ_OBJ)
 	@mkdir -p build-fuzz
-	$(FUZZ_CC) $(FUZZ_FLAGS) -o $@ $^ $(PKG_LIBS) $(MOD_LIBS_ALL) -ldl -lpthread -lm
+	$(FUZZ_CC) $(FUZZ_COMMON) -fsanitize=fuzzer,address,undefined -o $@ $^ \
+	    $(PKG_LIBS) $(MOD_LIBS_ALL) -ldl -lpthread -lm
+-include $(FUZZ_OBJ:.o=.d)
 fuzz: $(FUZZ_BIN)
 
 # --- what a person runs

@@ -1,13 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * watch.c - `gpuscope watch` (module watch.so, libcurl): sample every interval,
- * run the health engine, evaluate the rules (src/health/rules.h) and hand
+ * read the kernel log's new Xid lines (/dev/kmsg or --kernel-log FILE, followed
+ * without blocking), run the health engine, evaluate the rules (src/health/rules.h) and hand
  * notifications to the notifier thread (src/notify/). Stops on SIGINT/SIGTERM
  * or after --count ticks, delivering what is queued first. docs/HEALTH.md.
  */
 #include "cmd/cmd.h"
 #include "core/sampler.h"
 #include "health/health.h"
+#include "health/kmsg.h"
 #include "health/report.h"
 #include "health/rules.h"
 #include "notify/notify.h"
@@ -34,6 +36,8 @@ struct wargs {
     int64_t drain_ms;         /* at exit, keep delivering for at most this long */
     bool check_only;
     const char *only_ids;
+    const char *kernel_log;   /* NULL: /dev/kmsg */
+    bool no_kernel_log;
     struct gs_health_cfg cfg;
 };
 
@@ -51,6 +55,8 @@ static void usage(void)
            "  --webhook=URL[,FMT]   also POST to URL (FMT: generic, slack, alertmanager)\n"
            "  --exec=/PATH          also run this program (no shell) with the alert on stdin\n"
            "  --expect-gpus=N       fewer GPUs than N is an alert\n"
+           "  --kernel-log=FILE     follow FILE for Xid lines instead of /dev/kmsg (new lines only)\n"
+           "  --no-kernel-log       Xids from NVML's events only\n"
            "  -i, --id=IDS          only these GPUs\n"
            "  --threshold=NAME=VAL  override a health threshold (see gpuscope doctor --list-thresholds)\n\n"
            "Exit codes: 0 stopped normally, 2 usage or bad rules, 3 no NVML/driver, 4 no GPU.\n"
@@ -128,6 +134,11 @@ static int parse_args(int argc, char **argv, struct wargs *w, struct gs_rules *r
             if (!(v = val(argc, argv, &i, "--expect-gpus", err)))
                 return -GS_E_USAGE;
             w->cfg.expect_gpus = (int32_t)strtol(v, NULL, 10);
+        } else if (opt(a, "--kernel-log")) {
+            if (!(w->kernel_log = val(argc, argv, &i, "--kernel-log", err)))
+                return -GS_E_USAGE;
+        } else if (!strcmp(a, "--no-kernel-log")) {
+            w->no_kernel_log = true;
         } else if (opt(a, "--id") || !strcmp(a, "-i")) {
             if (!(w->only_ids = val(argc, argv, &i, a[1] == 'i' ? "-i" : "--id", err)))
                 return -GS_E_USAGE;
@@ -143,7 +154,41 @@ static int parse_args(int argc, char **argv, struct wargs *w, struct gs_rules *r
 
 struct loop {
     struct gs_notifier *nt;
+    struct gs_kmsg_tail tail;
+    bool tailing;
+    struct gs_kmsg_log klog;
+    char kerr_last[384];      /* the latest read error reported, to report changes only */
 };
+
+/* Follow the kernel log from its current end; unreadable (no CAP_SYSLOG) is a
+ * warning, not a failure: Xids then come from NVML's events only. */
+static void kmsg_open(const struct wargs *w, struct loop *l)
+{
+    struct gs_err e = { 0 };
+    if (w->no_kernel_log)
+        return;
+    if (gs_kmsg_tail_open(&l->tail, w->kernel_log, &e) < 0) {
+        fprintf(stderr, "gpuscope watch: kernel log not followed (%s)%s; Xids from NVML's events only\n", e.msg,
+                e.code == GS_E_PERMISSION ? ": needs CAP_SYSLOG or root" : "");
+        return;
+    }
+    l->tailing = true;
+}
+
+/* New Xid lines since the last tick into the engine (deduplicated there with NVML's events). */
+static void kmsg_tick(struct loop *l, struct gs_health *h)
+{
+    struct gs_err e = { 0 };
+    if (!l->tailing)
+        return;
+    l->klog.n = 0;
+    if (gs_kmsg_tail_read(&l->tail, &l->klog, &e) < 0 && strcmp(e.msg, l->kerr_last)) {
+        fprintf(stderr, "gpuscope watch: kernel log: %s\n", e.msg);
+        snprintf(l->kerr_last, sizeof(l->kerr_last), "%s", e.msg);
+    }
+    if (l->klog.n)
+        gs_health_add_kmsg_live(h, l->klog.v, l->klog.n);
+}
 
 static void on_note(void *arg, const struct gs_alert_note *n)
 {
@@ -189,6 +234,7 @@ static int run(const struct wargs *w, struct gs_rules *rs, struct gs_err *err)
         return h ? -GS_E_INTERNAL : gs_err_set(err, GS_E_NOMEM, "out of memory");
     }
     gs_snapshot_init(&snap);
+    kmsg_open(w, &l);
     gs_sim_step_fn step = NULL;
     int64_t start = mono_ms(), t = 0;
     for (long k = 0; !stop_flag && (!w->count || k < w->count); k++) {
@@ -207,6 +253,7 @@ static int run(const struct wargs *w, struct gs_rules *rs, struct gs_err *err)
         if (k == 0)
             step = gs_sim_clock_stepper(&snap.sys);
         gs_health_add(h, &snap, t);
+        kmsg_tick(&l, h);
         gs_health_eval(h, &f);
         gs_rules_eval(rs, &snap, &f, t, on_note, &l);
     }
@@ -215,6 +262,9 @@ static int run(const struct wargs *w, struct gs_rules *rs, struct gs_err *err)
     gs_notifier_stop(l.nt, (int)w->drain_ms);
     gs_findings_free(&f);
     gs_snapshot_release(&snap);
+    if (l.tailing)
+        gs_kmsg_tail_close(&l.tail);
+    gs_kmsg_free(&l.klog);
     gs_health_free(h);
     gs_sampler_close(s);
     return 0;

@@ -139,10 +139,11 @@ static void xid_finding(struct gs_health *h, const struct hxid *x, int32_t gpu, 
                 "it in the kernel log");
 }
 
-/* Xids from NVML events alone fade after xid_hold_s; the kernel log's stay. */
+/* Xids from NVML events and a followed kernel log fade after xid_hold_s; those
+ * of a whole-log read (since boot) stay. */
 static bool xid_active(const struct gs_health *h, const struct hxid *x)
 {
-    return x->sources != 1 || h->now_ms - x->last_ms <= (int64_t)h->cfg.xid_hold_s * 1000;
+    return x->since_boot || h->now_ms - x->last_ms <= (int64_t)h->cfg.xid_hold_s * 1000;
 }
 
 void hc_xid(struct gs_health *h, struct gs_findings *out)

@@ -327,15 +327,48 @@ static struct hxid *xid_slot(struct gs_health *h, uint32_t xid, int32_t gpu, con
     return x;
 }
 
+/* The GPU (NVML index) at a PCI location, or GS_NO_GPU. */
+static int32_t index_by_pci(const struct gs_health *h, const struct gs_xid *k)
+{
+    for (uint32_t i = 0; k->has_pci && i < h->ngpus && i < HGPU_MAX; i++) {
+        const struct gs_static *st = &h->gpus[i].st;
+        if (h->gpus[i].seen && gs_static_has(st, GS_S_PCI) && st->pci_domain == k->pci_domain &&
+            st->pci_bus == k->pci_bus && st->pci_device == k->pci_device)
+            return (int32_t)st->index;
+    }
+    return GS_NO_GPU;
+}
+
+/* An NVML event's key: its GPU and, when known, that GPU's PCI location, so a
+ * kernel-log line about the same GPU finds the same entry. */
+static void event_key(const struct gs_health *h, uint32_t gpu, struct gs_xid *k)
+{
+    memset(k, 0, sizeof(*k));
+    k->gpu = (int32_t)gpu;
+    for (uint32_t i = 0; i < h->ngpus && i < HGPU_MAX; i++) {
+        const struct gs_static *st = &h->gpus[i].st;
+        if (h->gpus[i].seen && st->index == gpu && gs_static_has(st, GS_S_PCI)) {
+            k->has_pci = true;
+            k->pci_domain = st->pci_domain;
+            k->pci_bus = st->pci_bus;
+            k->pci_device = st->pci_device;
+        }
+    }
+}
+
 static void add_events(struct gs_health *h, const struct gs_snapshot *snap, int64_t t_ms)
 {
     for (uint32_t i = 0; i < snap->nevents && i < GS_MAX_EVENTS; i++) {
         const struct gs_event *e = &snap->events[i];
+        struct gs_xid key;
         if (e->kind != GS_EV_XID)
             continue;
-        struct hxid *x = xid_slot(h, (uint32_t)e->data, (int32_t)e->gpu, NULL);
+        event_key(h, e->gpu, &key);
+        struct hxid *x = xid_slot(h, (uint32_t)e->data, (int32_t)e->gpu, &key);
         if (!x)
             continue;
+        if (x->gpu == GS_NO_GPU)
+            x->gpu = (int32_t)e->gpu; /* a kernel-log entry for this GPU came first */
         x->n_nvml++;
         x->sources |= 1;
         x->last_ms = t_ms;
@@ -387,14 +420,21 @@ int gs_health_add(struct gs_health *h, const struct gs_snapshot *snap, int64_t t
     return 0;
 }
 
-void gs_health_add_kmsg(struct gs_health *h, const struct gs_xid *v, size_t n)
+static void add_kmsg(struct gs_health *h, const struct gs_xid *v, size_t n, bool live)
 {
     for (size_t i = 0; i < n; i++) {
-        struct hxid *x = xid_slot(h, v[i].xid, v[i].gpu, &v[i]);
+        int32_t gpu = v[i].gpu != GS_NO_GPU ? v[i].gpu : index_by_pci(h, &v[i]);
+        struct hxid *x = xid_slot(h, v[i].xid, gpu, &v[i]);
         if (!x)
             continue;
+        if (x->gpu == GS_NO_GPU)
+            x->gpu = gpu;
         x->n_kmsg++;
         x->sources |= 2;
+        if (live)
+            x->last_ms = h->now_ms;
+        else
+            x->since_boot = true;
         x->last_boot_s = v[i].ts_s;
         if (v[i].pid || v[i].name[0]) {
             x->pid = v[i].pid;
@@ -402,6 +442,16 @@ void gs_health_add_kmsg(struct gs_health *h, const struct gs_xid *v, size_t n)
         }
         snprintf(x->msg, sizeof(x->msg), "%s", v[i].msg);
     }
+}
+
+void gs_health_add_kmsg(struct gs_health *h, const struct gs_xid *v, size_t n)
+{
+    add_kmsg(h, v, n, false);
+}
+
+void gs_health_add_kmsg_live(struct gs_health *h, const struct gs_xid *v, size_t n)
+{
+    add_kmsg(h, v, n, true);
 }
 
 static int cmp_finding(const void *a, const void *b)

@@ -110,8 +110,13 @@ struct gs_health *gs_health_new(const struct gs_health_cfg *cfg);
 void gs_health_free(struct gs_health *h);
 /* Add a snapshot taken at t_ms (monotonic or simulated milliseconds). */
 int gs_health_add(struct gs_health *h, const struct gs_snapshot *snap, int64_t t_ms);
-/* Add Xids from the kernel log; mapped to GPUs by PCI location at eval time. */
+/* Add Xids from the kernel log read whole (since boot: they stay findings);
+ * mapped to GPUs by PCI location, and counted once with the same Xid from
+ * NVML's events (the count is the larger of the two, not their sum). */
 void gs_health_add_kmsg(struct gs_health *h, const struct gs_xid *x, size_t n);
+/* Add Xids from lines that just appeared in a followed kernel log (watch):
+ * like NVML events, they fade xid_hold_s after the latest one. */
+void gs_health_add_kmsg_live(struct gs_health *h, const struct gs_xid *x, size_t n);
 /* Record that opening the sampler failed (the driver check explains it). */
 void gs_health_set_open_error(struct gs_health *h, const struct gs_err *err);
 /* What the recorder's database (gpuscope record) knows that a short window

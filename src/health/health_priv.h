@@ -67,6 +67,7 @@ struct hxid {
     uint32_t pci_domain, pci_bus, pci_device;
     uint32_t n_nvml, n_kmsg;   /* both report the same occurrence: count = max */
     uint8_t sources;           /* 1 NVML events, 2 kernel log */
+    bool since_boot;           /* from a whole-log read (doctor): stays a finding */
     int64_t last_ms;           /* engine time of the latest NVML event; INT64_MIN: kernel log only */
     double last_boot_s;        /* kernel log time of the latest line, -1 if none */
     uint32_t pid;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -355,4 +356,99 @@ void gs_kmsg_free(struct gs_kmsg_log *log)
 {
     free(log->v);
     memset(log, 0, sizeof(*log));
+}
+
+/* ---- following the log (watch) --------------------------------------------------------- */
+
+int gs_kmsg_tail_open(struct gs_kmsg_tail *t, const char *path, struct gs_err *err)
+{
+    memset(t, 0, sizeof(*t));
+    t->devkmsg = !path;
+    snprintf(t->source, sizeof(t->source), "%s", path ? path : "/dev/kmsg");
+    t->fd = open(t->source, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+    if (t->fd < 0)
+        return gs_err_set(err, errno == EACCES || errno == EPERM ? GS_E_PERMISSION : GS_E_IO, "%s: %s",
+                          t->source, strerror(errno));
+    off_t end = lseek(t->fd, 0, SEEK_END); /* /dev/kmsg: the next record to be written */
+    t->off = !t->devkmsg && end > 0 ? (long long)end : 0;
+    return 0;
+}
+
+static void tail_devkmsg(struct gs_kmsg_tail *t, struct gs_kmsg_log *log)
+{
+    char rec[8192];
+    for (;;) {
+        ssize_t n = read(t->fd, rec, sizeof(rec) - 1);
+        if (n < 0 && (errno == EPIPE || errno == EINTR))
+            continue; /* EPIPE: records overwritten before we read them */
+        if (n <= 0)
+            return;   /* EAGAIN: nothing more for now */
+        const char *nl = memchr(rec, '\n', (size_t)n);
+        gs_kmsg_parse_buf(log, rec, nl ? (size_t)(nl - rec) : (size_t)n);
+    }
+}
+
+static int tail_file(struct gs_kmsg_tail *t, struct gs_kmsg_log *log, struct gs_err *err)
+{
+    char buf[65536];
+    struct stat sb;
+    if (fstat(t->fd, &sb) == 0 && (long long)sb.st_size < t->off) { /* truncated or rotated in place */
+        t->off = 0;
+        t->plen = 0;
+    }
+    for (;;) {
+        ssize_t n = pread(t->fd, buf, sizeof(buf), (off_t)t->off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0)
+            return gs_err_set(err, GS_E_IO, "%s: %s", t->source, strerror(errno));
+        if (n == 0)
+            return 0;
+        t->off += n;
+        const char *p = buf, *end = buf + n;
+        const char *last_nl = NULL;
+        for (const char *q = end; q > p; q--)
+            if (q[-1] == '\n') {
+                last_nl = q - 1;
+                break;
+            }
+        if (!last_nl) { /* no complete line yet: keep it (a line longer than part is cut) */
+            size_t k = (size_t)n < sizeof(t->part) - t->plen ? (size_t)n : sizeof(t->part) - t->plen;
+            memcpy(t->part + t->plen, p, k);
+            t->plen += k;
+            continue;
+        }
+        if (t->plen) { /* finish the line started in an earlier read */
+            const char *nl = memchr(p, '\n', (size_t)(end - p));
+            size_t k = (size_t)(nl - p) < sizeof(t->part) - t->plen ? (size_t)(nl - p) : sizeof(t->part) - t->plen;
+            memcpy(t->part + t->plen, p, k);
+            gs_kmsg_parse_buf(log, t->part, t->plen + k);
+            t->plen = 0;
+            p = nl + 1;
+        }
+        if (p <= last_nl)
+            gs_kmsg_parse_buf(log, p, (size_t)(last_nl - p));
+        size_t rest = (size_t)(end - (last_nl + 1));
+        memcpy(t->part, last_nl + 1, rest < sizeof(t->part) ? rest : sizeof(t->part));
+        t->plen = rest < sizeof(t->part) ? rest : sizeof(t->part);
+    }
+}
+
+int gs_kmsg_tail_read(struct gs_kmsg_tail *t, struct gs_kmsg_log *log, struct gs_err *err)
+{
+    if (t->fd < 0)
+        return 0;
+    snprintf(log->source, sizeof(log->source), "%s", t->source);
+    if (t->devkmsg) {
+        tail_devkmsg(t, log);
+        return 0;
+    }
+    return tail_file(t, log, err);
+}
+
+void gs_kmsg_tail_close(struct gs_kmsg_tail *t)
+{
+    if (t->fd > 0)
+        close(t->fd);
+    t->fd = -1;
 }

@@ -35,4 +35,22 @@ int gs_kmsg_read(const char *path, struct gs_kmsg_log *log, struct gs_err *err);
 void gs_kmsg_parse_buf(struct gs_kmsg_log *log, const char *buf, size_t len);
 void gs_kmsg_free(struct gs_kmsg_log *log);
 
+/* Following the kernel log as it grows (watch): what was there at open is
+ * skipped, each read takes the new lines without blocking. /dev/kmsg (path
+ * NULL) is opened at its end; a file is read from its end on, from its start
+ * again when it shrinks (rotated or truncated); a partial last line waits for
+ * its newline. */
+struct gs_kmsg_tail {
+    int fd;
+    bool devkmsg;
+    long long off;          /* file: bytes consumed */
+    char part[8192];        /* file: an unfinished last line */
+    size_t plen;
+    char source[64];
+};
+int gs_kmsg_tail_open(struct gs_kmsg_tail *t, const char *path, struct gs_err *err);
+/* Append the Xids of the lines added since the last read to log (log->n grows). */
+int gs_kmsg_tail_read(struct gs_kmsg_tail *t, struct gs_kmsg_log *log, struct gs_err *err);
+void gs_kmsg_tail_close(struct gs_kmsg_tail *t);
+
 #endif /* GS_KMSG_H */

@@ -330,6 +330,51 @@ static void test_kmsg_xid_by_pci(void **state)
     gs_health_free(h);
 }
 
+/* The same Xid from NVML's events (GPU 1, t=3 s) and from the kernel log (GPU 1's PCI
+ * address): one finding, counted once, both sources named. */
+static void test_xid_dedup_sources(void **state)
+{
+    struct gs_findings f = { 0 };
+    (void)state;
+    struct gs_health *h = run_window(4, 10, m_xid, &f, NULL);
+    struct gs_xid x = { .xid = 79, .gpu = GS_NO_GPU, .has_pci = true, .pci_bus = 0x19, .ts_s = 30 };
+    gs_health_add_kmsg(h, &x, 1);
+    gs_health_eval(h, &f);
+    expect_only(&f, "xid.79", 1, 0);
+    assert_non_null(strstr(f.v[0].evidence, "1 occurrence (NVML event, kernel log)"));
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+/* Kernel-log Xids that watch reads as they appear fade like NVML events; a whole-log
+ * read (doctor: since boot) stays. */
+static void test_kmsg_live_fades(void **state)
+{
+    struct gs_findings f = { 0 };
+    (void)state;
+    struct gs_health *h = run_window(2, 2, NULL, &f, NULL);
+    struct gs_xid x = { .xid = 31, .gpu = GS_NO_GPU, .has_pci = true, .pci_bus = 0x18, .ts_s = 5 };
+    gs_health_add_kmsg_live(h, &x, 1);
+    gs_health_eval(h, &f);
+    expect_only(&f, "xid.31", 0, 0);
+    struct gs_snapshot snap;
+    gs_snapshot_init(&snap);
+    snap.ngpus = 2;
+    snap.gpus = calloc(2, sizeof(*snap.gpus));
+    healthy_gpu(&snap.gpus[0], 0);
+    healthy_gpu(&snap.gpus[1], 1);
+    gs_health_add(h, &snap, 400 * 1000); /* past xid_hold_s */
+    gs_health_eval(h, &f);
+    assert_int_equal(f.n, 0);
+    gs_health_add_kmsg(h, &x, 1);        /* the same line from a whole-log read */
+    gs_health_add(h, &snap, 800 * 1000);
+    gs_health_eval(h, &f);
+    expect_only(&f, "xid.31", 0, 0);
+    gs_snapshot_release(&snap);
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
 static void test_count_and_driver(void **state)
 {
     struct gs_findings f = { 0 };
@@ -449,6 +494,7 @@ int main(void)
         cmocka_unit_test(test_idle_and_busy),    cmocka_unit_test(test_input_stall),
         cmocka_unit_test(test_lagging),          cmocka_unit_test(test_gpu_checks),
         cmocka_unit_test(test_xid_and_lost),     cmocka_unit_test(test_kmsg_xid_by_pci),
+        cmocka_unit_test(test_xid_dedup_sources), cmocka_unit_test(test_kmsg_live_fades),
         cmocka_unit_test(test_count_and_driver), cmocka_unit_test(test_visible_devices),
         cmocka_unit_test(test_linreg),           cmocka_unit_test(test_sawtooth_detector),
     };

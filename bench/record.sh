@@ -10,6 +10,7 @@
 # The 24 hours are recorded on the virtual clock (--ticks 86400 --step 1s)
 # with the demo scenario, so the benchmark takes about two minutes, not a day.
 # Environment: O (build dir, default build), RECORD_BENCH_SECONDS (CPU window, 30).
+# The machine may be shared: the load average is printed with the figures.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
@@ -27,6 +28,8 @@ cleanup() {
 trap cleanup EXIT
 [ -x "$GS" ] || { echo "record bench: build $GS first"; exit 2; }
 export GPUSCOPE_NVML_LIB=$ROOT/$O/sim/current/libnvidia-ml.so.1 GPUSCOPE_SIM_SCENARIO_DIR=$ROOT/sim/scenarios
+
+echo "record bench: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 
 # 1. CPU and RSS of a live recorder, 8x64 at 1 s
 for _ in $(seq 1 64); do sleep 3600 & PIDS+=($!); done
@@ -54,6 +57,9 @@ rows=$(sqlite3 "$TMP/day.db" "SELECT count(*) FROM sample")
 bytes=$(sqlite3 "$TMP/day.db" "SELECT sum(pgsize) FROM dbstat WHERE name = 'sample'")
 awk -v b="$bytes" -v r="$rows" -v t="$(echo "$t1 - $t0" | bc)" \
     'BEGIN { printf "record: %d GPU-samples in %.0f s; %.1f bytes on disk per GPU-sample (target <= 64 B)\n", r, t, b / r }'
+rrows=$(sqlite3 "$TMP/day.db" "SELECT count(*) FROM rollup")
+rbytes=$(sqlite3 "$TMP/day.db" "SELECT sum(pgsize) FROM dbstat WHERE name = 'rollup'")
+awk -v b="$rbytes" -v r="$rrows" 'BEGIN { printf "record: %d GPU-minute rollups (written as each minute completes), %.1f bytes each\n", r, b / r }'
 for fmt in html csv; do
     t0=$(date +%s.%N)
     "$GS" report --db "$TMP/day.db" --from 2024-05-01T00:00:00Z --to 2024-05-02T00:00:00Z -f $fmt -o "$TMP/day.$fmt"
@@ -61,3 +67,4 @@ for fmt in html csv; do
     printf "report 24 h x 8 GPUs as %s: %.2f s, %s bytes%s\n" "$fmt" "$(echo "$t1 - $t0" | bc)" \
         "$(stat -c %s "$TMP/day.$fmt")" "$([ $fmt = html ] && echo ' (target <= 1 s)')"
 done
+echo "record bench: load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"

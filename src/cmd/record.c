@@ -129,7 +129,7 @@ static int record_estimate(const struct gs_record_opts *o)
     human(total, d, sizeof(d));
     printf("%u GPUs, %u processes now, every %.3g s:\n"
            "  full resolution (%.0f h):      %s\n"
-           "  per-process samples:          %s\n"
+           "  per-process (+ rollups):     %s\n"
            "  one-minute rollups (%.0f days): %s\n"
            "  total:                        %s%s\n",
            snap.ngpus, nprocs, (o->interval_ms ? o->interval_ms : 1000) / 1000.0,

@@ -259,15 +259,17 @@ int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
 uint64_t gs_record_estimate_bytes(uint32_t ngpus, uint32_t nprocs, const struct gs_record_opts *o,
                                   uint64_t *full_bytes, uint64_t *rollup_bytes, uint64_t *proc_bytes)
 {
-    /* Measured by tests/unit/test_record.c and bench/record.sh (docs/RECORD.md). */
-    const double b_sample = 56, b_rollup = 90, b_psample = 24;
+    /* Measured by tests/unit/test_record.c and bench/record.sh (docs/RECORD.md): bytes per
+     * GPU-sample, GPU-minute rollup, process sample, process-minute rollup (per GPU). */
+    const double b_sample = 58, b_rollup = 94, b_psample = 24, b_prollup = 42;
     double keep_full_s = (o->keep_full_ms ? o->keep_full_ms : GS_STORE_KEEP_FULL_MS) / 1000.0;
     double keep_roll_s = (o->keep_rollup_ms ? o->keep_rollup_ms : GS_STORE_KEEP_ROLLUP_MS) / 1000.0;
     double iv = (o->interval_ms ? o->interval_ms : 1000) / 1000.0;
     double piv = (o->proc_interval_ms ? o->proc_interval_ms : 5000) / 1000.0;
+    double roll_s = keep_roll_s > keep_full_s ? keep_roll_s : keep_full_s; /* rollups start with the samples */
     *full_bytes = (uint64_t)(ngpus * keep_full_s / iv * b_sample);
-    *rollup_bytes = (uint64_t)(ngpus * (keep_roll_s > keep_full_s ? keep_roll_s - keep_full_s : 0) / 60 * b_rollup);
-    *proc_bytes = (uint64_t)(nprocs * keep_full_s / piv * b_psample);
+    *rollup_bytes = (uint64_t)(ngpus * roll_s / 60 * b_rollup);
+    *proc_bytes = (uint64_t)(nprocs * keep_full_s / piv * b_psample + nprocs * roll_s / 60 * b_prollup);
     uint64_t total = *full_bytes + *rollup_bytes + *proc_bytes;
     if (o->max_size_bytes && total > o->max_size_bytes)
         total = o->max_size_bytes;

@@ -161,8 +161,10 @@ static void summary_table(FILE *out, const struct gs_chart *c)
         const struct gs_gpu_summary *g = &c->sum.g[i];
         fprintf(out, "<tr><td>%d</td><td>", g->idx);
         esc(out, g->name);
-        fprintf(out, "</td><td>%.1f %%</td><td>%.0f %%</td><td>%.1f GiB</td><td>%.0f &deg;C (%.0f)</td>"
-                "<td>%.0f W (%.0f)</td><td>%.3f kWh%s</td><td>%.2f</td><td>", g->util_mean, g->util_p95,
+        fprintf(out, "</td><td>%.1f %%</td><td>%s%.0f %%</td><td>%.1f GiB</td><td>%.0f &deg;C (%.0f)</td>"
+                "<td>%.0f W (%.0f)</td><td>%.3f kWh%s</td><td>%.2f</td><td>", g->util_mean,
+                g->util_p95_from_rollups ? "<span title=\"p95 of one-minute means where the samples are gone\">"
+                "&asymp;</span> " : "", g->util_p95,
                 g->mem_peak_mib / 1024, g->temp_peak_c, g->temp_slowdown_c, g->power_mean_w, g->power_limit_w,
                 g->energy_j / 3.6e6, g->energy_estimated ? " (from power)" : "", g->idle_h);
         bool any = false;

@@ -163,9 +163,10 @@ static void check_leak(struct gs_health *h, const struct hproc *p, struct gs_fin
     if (!gs_linreg(t, m, n / 2, &a) || !gs_linreg(t + n / 2, m + n / 2, n - n / 2, &b) || a.slope < thr / 2 ||
         b.slope < thr / 2)
         return;
-    const struct hgpu *g = &h->gpus[p->gpu];
-    struct gs_finding *f = hf_new(out, GS_SEV_WARNING, p->gpu, p->pid, "proc.memory_leak",
-                                  "GPU %d: process %u (%s) grows %.1f MiB/s", p->gpu, p->pid, p->name, all.slope);
+    const struct hgpu *g = &h->gpus[p->gpu]; /* p->gpu is the snapshot slot; findings carry the index */
+    int32_t idx = (int32_t)g->st.index;
+    struct gs_finding *f = hf_new(out, GS_SEV_WARNING, idx, p->pid, "proc.memory_leak",
+                                  "GPU %d: process %u (%s) grows %.1f MiB/s", idx, p->pid, p->name, all.slope);
     f->value = all.slope;
     char oom[64] = "";
     if (gs_sample_has(&g->last, GS_F_MEM_TOTAL) && gs_sample_has(&g->last, GS_F_MEM_USED)) {
@@ -244,11 +245,12 @@ static void check_cvd(struct gs_health *h, struct hproc *p, struct gs_findings *
     }
     if (p->cvd != 2)
         return;
-    struct gs_finding *f = hf_new(out, GS_SEV_WARNING, p->gpu, p->pid, "proc.outside_visible_devices",
-                                  "GPU %d: process %u (%s) is outside its CUDA_VISIBLE_DEVICES", p->gpu, p->pid,
+    int32_t idx = (int32_t)h->gpus[p->gpu].st.index; /* the GPU's index, not its snapshot slot */
+    struct gs_finding *f = hf_new(out, GS_SEV_WARNING, idx, p->pid, "proc.outside_visible_devices",
+                                  "GPU %d: process %u (%s) is outside its CUDA_VISIBLE_DEVICES", idx, p->pid,
                                   p->name);
     hf_set(f->evidence, sizeof(f->evidence), "CUDA_VISIBLE_DEVICES=%s, but the process uses GPU %d (%s)",
-           p->cvd_value, p->gpu, h->gpus[p->gpu].st.uuid);
+           p->cvd_value, idx, h->gpus[p->gpu].st.uuid);
     hf_set(f->cause, sizeof(f->cause), "the program or a library ignores the variable (NVML/driver API by index), or "
            "a scheduler assigned GPUs inconsistently");
     hf_set(f->action, sizeof(f->action), "check how the job selects devices; it may be disturbing another job on "
@@ -337,12 +339,13 @@ static void lag_group(struct gs_health *h, const struct gmean *m, const uint32_t
         bool slow_clock = mc > 0 && m[gi].clock > 0 && m[gi].clock < h->cfg.lag_clock_ratio * mc;
         if (!slow_util && !slow_clock)
             continue;
-        /* a GPU already explained by throttling is not reported twice */
-        if (hf_has(out, (int32_t)gi, "thermal.") || hf_has(out, (int32_t)gi, "power."))
-            continue;
         const struct hgpu *g = &h->gpus[gi];
-        struct gs_finding *f = hf_new(out, GS_SEV_WARNING, (int32_t)gi, g->job_pid, "job.gpu_lagging",
-                                      "GPU %u lags the other %u GPUs of job '%s'", gi, n - 1, g->job);
+        int32_t idx = (int32_t)g->st.index; /* findings carry the GPU's index, not its slot */
+        /* a GPU already explained by throttling is not reported twice */
+        if (hf_has(out, idx, "thermal.") || hf_has(out, idx, "power."))
+            continue;
+        struct gs_finding *f = hf_new(out, GS_SEV_WARNING, idx, g->job_pid, "job.gpu_lagging",
+                                      "GPU %d lags the other %u GPUs of job '%s'", idx, n - 1, g->job);
         f->value = slow_util ? m[gi].util : m[gi].clock;
         hf_set(f->evidence, sizeof(f->evidence), "mean utilization %.0f%% vs peers' median %.0f%%; mean SM clock "
                "%.0f MHz vs %.0f MHz", m[gi].util, mu, m[gi].clock, mc);

@@ -170,16 +170,35 @@ static bool has_xid(const struct gs_health *h, int32_t gpu, uint32_t code)
 /* What the window says about one GPU. */
 struct gsum {
     uint32_t n;                 /* samples read fine */
+    uint32_t hot, hot_fan_min, hot_fan_max; /* samples near slowdown with a fan reading, and its range */
+    int64_t hot_first_ms, hot_last_ms;
     uint32_t hw_thermal, sw_thermal, brake, loaded, loaded_gen_low;
     int32_t max_temp;
     const struct hsample *first_replay, *last_replay;
     double span_s;
 };
 
+/* A sample near slowdown that has a fan reading: track the fan's range. */
+static void summarize_fan(const struct gs_health *h, const struct hgpu *g, const struct hsample *x, struct gsum *s)
+{
+    const uint64_t need = (UINT64_C(1) << GS_F_TEMP_GPU) | (UINT64_C(1) << GS_F_FAN_SPEED);
+    if ((x->valid & need) != need || !gs_static_has(&g->st, GS_S_TEMP_SLOWDOWN) || g->st.temp_slowdown_c <= 0 ||
+        x->temp_c < g->st.temp_slowdown_c - h->cfg.fan_hot_margin_c)
+        return;
+    if (!s->hot++)
+        s->hot_first_ms = x->t_ms;
+    s->hot_last_ms = x->t_ms;
+    if (x->fan_pct < s->hot_fan_min)
+        s->hot_fan_min = x->fan_pct;
+    if (x->fan_pct > s->hot_fan_max)
+        s->hot_fan_max = x->fan_pct;
+}
+
 static void summarize(const struct gs_health *h, const struct hgpu *g, struct gsum *s)
 {
     memset(s, 0, sizeof(*s));
     s->max_temp = INT32_MIN;
+    s->hot_fan_min = UINT32_MAX;
     for (uint32_t i = 0; i < g->count; i++) {
         const struct hsample *x = hg_at(h, g, i);
         if (x->state != GS_GPU_OK || (h->cfg.recent_s && h->now_ms - x->t_ms > (int64_t)h->cfg.recent_s * 1000))
@@ -190,6 +209,7 @@ static void summarize(const struct gs_health *h, const struct hgpu *g, struct gs
             s->sw_thermal += (x->throttle & GS_THROTTLE_SW_THERMAL) != 0;
             s->brake += (x->throttle & GS_THROTTLE_HW_POWER_BRAKE) != 0;
         }
+        summarize_fan(h, g, x, s);
         if ((x->valid & (UINT64_C(1) << GS_F_TEMP_GPU)) && x->temp_c > s->max_temp)
             s->max_temp = x->temp_c;
         if ((x->valid & (UINT64_C(1) << GS_F_GPU_UTIL)) && x->util_pct >= h->cfg.load_util_pct &&
@@ -267,6 +287,28 @@ static void check_thermal(struct gs_health *h, const struct hgpu *g, const struc
                "lost redundancy, chassis power budget)");
         hf_set(f->action, sizeof(f->action), "check PSUs, the BMC event log and the chassis power policy");
     }
+}
+
+/* A fan that does not move while the GPU runs hot: failed fan, or a fan
+ * curve/manual setting pinning it. A fan already at (or above) 90 % is doing
+ * what it can and is not "stuck". */
+static void check_fan(struct gs_health *h, const struct hgpu *g, const struct gsum *s, struct gs_findings *out)
+{
+    int32_t idx = (int32_t)g->st.index;
+    double span_s = (double)(s->hot_last_ms - s->hot_first_ms) / 1000.0;
+
+    if (s->hot < 3 || span_s < h->cfg.fan_stuck_min_s || s->hot_fan_min != s->hot_fan_max || s->hot_fan_max >= 90)
+        return;
+    struct gs_finding *f = hf_new(out, GS_SEV_WARNING, idx, 0, "thermal.fan_stuck",
+                                  "GPU %d: fan stuck at %u%% while hot", idx, s->hot_fan_max);
+    f->value = s->hot_fan_max;
+    hf_set(f->evidence, sizeof(f->evidence), "fan at %u%% in all %u samples over %.0f s within %d C of the "
+           "slowdown threshold (%d C)", s->hot_fan_max, s->hot, span_s, h->cfg.fan_hot_margin_c,
+           g->st.temp_slowdown_c);
+    hf_set(f->cause, sizeof(f->cause), "a failed or blocked fan, or a manual fan setting / fan curve that does not "
+           "follow temperature");
+    hf_set(f->action, sizeof(f->action), "check the fan (nvidia-smi -q -d TEMPERATURE,PERFORMANCE; nvidia-settings "
+           "fan control); replace it before the GPU throttles");
 }
 
 static void check_power(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
@@ -433,6 +475,7 @@ void hc_gpu(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
         return;
     summarize(h, g, &s);
     check_thermal(h, g, &s, out);
+    check_fan(h, g, &s, out);
     check_power(h, g, out);
     check_ecc(g, out);
     check_pcie(h, g, &s, out);

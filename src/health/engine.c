@@ -39,6 +39,7 @@ void gs_health_cfg_default(struct gs_health_cfg *c)
 {
     *c = (struct gs_health_cfg){
         .ring_samples = 600, .max_procs = 4096, .proc_ring_samples = PROC_RING, .expect_gpus = 0, .thermal_margin_c = 5,
+        .fan_hot_margin_c = 15, .fan_stuck_min_s = 60,
         .throttle_min_share = 0.2, .power_limit_min_ratio = 0.8, .load_util_pct = 50,
         .idle_util_pct = 2, .idle_min_s = 300, .idle_min_mib = 256, .busy_util_pct = 95,
         .busy_min_s = 10, .leak_mib_per_s = 10, .leak_min_s = 60, .leak_min_r2 = 0.9,
@@ -203,6 +204,7 @@ static void fill_hsample(struct hsample *x, const struct gs_gpu *g, int64_t t_ms
     x->mem_used_mib = mib(s->mem_used_bytes);
     x->mem_total_mib = mib(s->mem_total_bytes);
     x->temp_c = (int16_t)s->temp_gpu_c;
+    x->fan_pct = (uint16_t)(s->fan_speed_pct[0] > 65535 ? 65535 : s->fan_speed_pct[0]);
     x->util_pct = (uint8_t)(s->gpu_util_pct > 100 ? 100 : s->gpu_util_pct);
     x->pcie_gen = (uint8_t)s->pcie_gen;
     x->pcie_width = (uint8_t)s->pcie_width;

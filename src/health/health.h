@@ -68,6 +68,8 @@ struct gs_health_cfg {
     uint32_t proc_ring_samples;      /* per-process history length (300, at most 300) */
     int32_t expect_gpus;             /* --expect-gpus; 0 = no expectation */
     int32_t thermal_margin_c;        /* warn within this many C of slowdown (5) */
+    int32_t fan_hot_margin_c;        /* "hot" for the stuck-fan check: within this many C of slowdown (15) */
+    uint32_t fan_stuck_min_s;        /* fan unchanged while hot for at least this long (60) */
     double throttle_min_share;       /* share of the window a HW reason must be active (0.2) */
     double power_limit_min_ratio;    /* enforced limit below this share of default: warn (0.8) */
     uint32_t load_util_pct;          /* "under load" (50) */

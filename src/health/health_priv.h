@@ -19,6 +19,7 @@ struct hsample {
     uint32_t replay;
     uint32_t mem_used_mib, mem_total_mib, proc_mem_mib;
     int16_t temp_c;
+    uint16_t fan_pct;          /* first fan, intended speed (valid: GS_F_FAN_SPEED) */
     uint8_t state;             /* enum gs_gpu_state */
     uint8_t util_pct;
     uint8_t pcie_gen, pcie_width;

@@ -84,7 +84,7 @@ struct cfield {
 };
 #define F(n, t) { #n, t, offsetof(struct gs_health_cfg, n) }
 static const struct cfield cfields[] = {
-    F(thermal_margin_c, C_I32), F(throttle_min_share, C_DBL), F(power_limit_min_ratio, C_DBL),
+    F(thermal_margin_c, C_I32), F(fan_hot_margin_c, C_I32), F(fan_stuck_min_s, C_U32), F(throttle_min_share, C_DBL), F(power_limit_min_ratio, C_DBL),
     F(load_util_pct, C_U32), F(idle_util_pct, C_U32), F(idle_min_s, C_U32), F(idle_min_mib, C_U64),
     F(busy_util_pct, C_U32), F(busy_min_s, C_U32), F(leak_mib_per_s, C_DBL), F(leak_min_s, C_U32),
     F(leak_min_r2, C_DBL), F(saw_low_pct, C_U32), F(saw_high_pct, C_U32), F(saw_min_cycles, C_U32),

@@ -36,6 +36,12 @@ struct gs_prom_health_run *gs_prom_health_new(void)
         return NULL;
     gs_health_cfg_default(&cfg);
     cfg.recent_s = 60; /* as watch: throttle shares and job means over the last minute */
+    /* The exporter keeps what its checks need, as top does: 5 minutes per GPU,
+     * 90 samples per process (the leak check needs 60 s), at most 1024 processes; the
+     * doctor's 10-minute windows would cost ~3 MiB of the 10 MiB budget. */
+    cfg.ring_samples = 300;
+    cfg.proc_ring_samples = 90;
+    cfg.max_procs = 1024;
     if (!(r->h = gs_health_new(&cfg))) {
         free(r);
         return NULL;

@@ -9,7 +9,7 @@ set -euo pipefail
 
 BUILD_PKGS=(gcc make pkg-config libjansson-dev libmicrohttpd-dev libcrypt-dev libncurses-dev libsqlite3-dev
     libcurl4-gnutls-dev)
-TEST_PKGS=(libcmocka-dev clang python3 procps time prometheus curl tmux wrk openssl sqlite3 chromium)
+TEST_PKGS=(libcmocka-dev clang python3 procps time prometheus curl tmux wrk openssl sqlite3 chromium jq bc file)
 
 missing=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }

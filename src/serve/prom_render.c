@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prom_render.c - the metric families: tables of DCGM-compatible and
- * gpuscope_* families read straight from gs_sample / gs_static fields, and
- * the few families that need code (throttle reasons, fans, processes, info,
- * exporter health). Contents:
- *   1. family descriptors and tables
+ * prom_render.c - rendering the metric families: the field-driven tables of
+ * prom_tables.c, and the few families that need code (throttle reasons,
+ * fans, processes, info, exporter health). Contents:
  *   2. family headers and sample lines (text 0.0.4 vs OpenMetrics)
  *   3. label sets (per GPU, per process, pod labels)
  *   4. families driven by tables, then the hand-written ones
@@ -19,221 +17,8 @@
 
 #include "core/err.h"
 #include "serve/podmap.h"
+#include "serve/prom_int.h"
 #include "version.h"
-
-/* ---- 1. descriptors ---------------------------------------------------------------- */
-
-enum prom_type { PT_GAUGE, PT_COUNTER, PT_INFO };
-enum prom_num { PN_U32, PN_I32, PN_U64 };
-enum prom_fmt {
-    PF_INT, /* integer (truncated), as DCGM prints integer fields */
-    PF_F6,  /* %f, as dcgm-exporter prints double fields */
-    PF_G,   /* shortest exact double */
-    PF_PCT, /* an integer percentage written as a 0-1 ratio: 31 -> 0.31 */
-};
-
-struct prom_fam {
-    const char *name;  /* sample name in text format (gpuscope counters end in _total) */
-    const char *help;
-    uint8_t type;      /* enum prom_type */
-    bool dcgm;         /* DCGM label set; in OpenMetrics a DCGM counter is typed unknown */
-    const char *unit;  /* OpenMetrics UNIT (suffix of the family name) or NULL */
-};
-
-struct prom_desc {
-    struct prom_fam fam;
-    uint8_t field;     /* GS_F_x (sample tables) or GS_S_x (static tables) */
-    uint16_t off;      /* offset of the raw value in gs_sample / gs_static */
-    uint8_t num;       /* enum prom_num: type of the raw value */
-    double scale;      /* exported value = raw * scale */
-    uint8_t fmt;       /* enum prom_fmt */
-};
-
-#define SOFF(f) ((uint16_t)offsetof(struct gs_sample, f))
-#define TOFF(f) ((uint16_t)offsetof(struct gs_static, f))
-#define MIB (1.0 / 1048576.0)
-
-/* dcgm-exporter's default counters (etc/default-counters.csv, <= 4.8.x), HELP verbatim,
- * then opt-in rows it ships commented out that the sampler reads anyway. */
-static const struct prom_desc dcgm_sample[] = {
-    { { "DCGM_FI_DEV_SM_CLOCK", "SM clock frequency (in MHz).", PT_GAUGE, true, NULL },
-      GS_F_CLOCK_SM, SOFF(clock_sm_mhz), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_MEM_CLOCK", "Memory clock frequency (in MHz).", PT_GAUGE, true, NULL },
-      GS_F_CLOCK_MEM, SOFF(clock_mem_mhz), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_MEMORY_TEMP", "Memory temperature (in C).", PT_GAUGE, true, NULL },
-      GS_F_TEMP_MEM, SOFF(temp_mem_c), PN_I32, 1, PF_INT },
-    { { "DCGM_FI_DEV_GPU_TEMP", "GPU temperature (in C).", PT_GAUGE, true, NULL },
-      GS_F_TEMP_GPU, SOFF(temp_gpu_c), PN_I32, 1, PF_INT },
-    { { "DCGM_FI_DEV_POWER_USAGE", "Power draw (in W).", PT_GAUGE, true, NULL },
-      GS_F_POWER, SOFF(power_mw), PN_U32, 0.001, PF_F6 },
-    { { "DCGM_FI_DEV_TOTAL_ENERGY_CONSUMPTION", "Total energy consumption since boot (in mJ).",
-        PT_COUNTER, true, NULL },
-      GS_F_ENERGY, SOFF(energy_mj), PN_U64, 1, PF_INT },
-    { { "DCGM_FI_DEV_PCIE_REPLAY_COUNTER", "Total number of PCIe retries.", PT_COUNTER, true, NULL },
-      GS_F_PCIE_REPLAY, SOFF(pcie_replay_count), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_GPU_UTIL", "GPU utilization (in %).", PT_GAUGE, true, NULL },
-      GS_F_GPU_UTIL, SOFF(gpu_util_pct), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_MEM_COPY_UTIL", "Memory utilization (in %).", PT_GAUGE, true, NULL },
-      GS_F_MEM_UTIL, SOFF(mem_util_pct), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_ENC_UTIL", "Encoder utilization (in %).", PT_GAUGE, true, NULL },
-      GS_F_ENC_UTIL, SOFF(enc_util_pct), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_DEC_UTIL", "Decoder utilization (in %).", PT_GAUGE, true, NULL },
-      GS_F_DEC_UTIL, SOFF(dec_util_pct), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_FB_FREE", "Framebuffer memory free (in MiB).", PT_GAUGE, true, NULL },
-      GS_F_MEM_FREE, SOFF(mem_free_bytes), PN_U64, MIB, PF_INT },
-    { { "DCGM_FI_DEV_FB_USED", "Framebuffer memory used (in MiB).", PT_GAUGE, true, NULL },
-      GS_F_MEM_USED, SOFF(mem_used_bytes), PN_U64, MIB, PF_INT },
-    { { "DCGM_FI_DEV_FB_RESERVED", "Framebuffer memory reserved (in MiB).", PT_GAUGE, true, NULL },
-      GS_F_MEM_RESERVED, SOFF(mem_reserved_bytes), PN_U64, MIB, PF_INT },
-    { { "DCGM_FI_DEV_UNCORRECTABLE_REMAPPED_ROWS", "Number of remapped rows for uncorrectable errors",
-        PT_COUNTER, true, NULL },
-      GS_F_REMAP_UNCORR, SOFF(remap_uncorr_rows), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_CORRECTABLE_REMAPPED_ROWS", "Number of remapped rows for correctable errors",
-        PT_COUNTER, true, NULL },
-      GS_F_REMAP_CORR, SOFF(remap_corr_rows), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_ROW_REMAP_FAILURE", "Whether remapping of rows has failed", PT_GAUGE, true, NULL },
-      GS_F_REMAP_FAILED, SOFF(remap_failed), PN_U32, 1, PF_INT },
-    /* opt-in rows in dcgm-exporter; on here because the sampler reads them anyway */
-    { { "DCGM_FI_DEV_ROW_REMAP_PENDING", "Whether remapping of rows is pending", PT_GAUGE, true, NULL },
-      GS_F_REMAP_PENDING, SOFF(remap_pending), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_ECC_SBE_VOL_TOTAL", "Total number of single-bit volatile ECC errors.",
-        PT_COUNTER, true, NULL },
-      GS_F_ECC_VOL_CORR, SOFF(ecc_vol_corrected), PN_U64, 1, PF_INT },
-    { { "DCGM_FI_DEV_ECC_DBE_VOL_TOTAL", "Total number of double-bit volatile ECC errors.",
-        PT_COUNTER, true, NULL },
-      GS_F_ECC_VOL_UNCORR, SOFF(ecc_vol_uncorrected), PN_U64, 1, PF_INT },
-    { { "DCGM_FI_DEV_ECC_SBE_AGG_TOTAL", "Total number of single-bit persistent ECC errors.",
-        PT_COUNTER, true, NULL },
-      GS_F_ECC_AGG_CORR, SOFF(ecc_agg_corrected), PN_U64, 1, PF_INT },
-    { { "DCGM_FI_DEV_ECC_DBE_AGG_TOTAL", "Total number of double-bit persistent ECC errors.",
-        PT_COUNTER, true, NULL },
-      GS_F_ECC_AGG_UNCORR, SOFF(ecc_agg_uncorrected), PN_U64, 1, PF_INT },
-    { { "DCGM_FI_DEV_RETIRED_SBE", "Total number of retired pages due to single-bit errors.",
-        PT_COUNTER, true, NULL },
-      GS_F_RETIRED_SBE, SOFF(retired_sbe_pages), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_RETIRED_DBE", "Total number of retired pages due to double-bit errors.",
-        PT_COUNTER, true, NULL },
-      GS_F_RETIRED_DBE, SOFF(retired_dbe_pages), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_RETIRED_PENDING", "Total number of pages pending retirement.", PT_COUNTER, true,
-        NULL },
-      GS_F_RETIRED_PENDING, SOFF(retired_pending), PN_U32, 1, PF_INT },
-    { { "DCGM_FI_DEV_CLOCKS_EVENT_REASONS", "Current clock event reasons (bitmask).", PT_GAUGE, true,
-        NULL },
-      GS_F_THROTTLE, SOFF(throttle_reasons), PN_U64, 1, PF_INT },
-    { { "DCGM_FI_DEV_POWER_MGMT_LIMIT", "Power management limit (in W).", PT_GAUGE, true, NULL },
-      GS_F_POWER_LIMIT, SOFF(power_limit_mw), PN_U32, 0.001, PF_F6 },
-};
-
-static const struct prom_desc dcgm_static[] = {
-    { { "DCGM_FI_DEV_SLOWDOWN_TEMP", "Slowdown temperature (in C).", PT_GAUGE, true, NULL },
-      GS_S_TEMP_SLOWDOWN, TOFF(temp_slowdown_c), PN_I32, 1, PF_INT },
-};
-
-/* Every sampler field the DCGM families above do not carry, in base units. */
-static const struct prom_desc own_sample[] = {
-    { { "gpuscope_memory_total_bytes", "Total GPU memory.", PT_GAUGE, false, "bytes" },
-      GS_F_MEM_TOTAL, SOFF(mem_total_bytes), PN_U64, 1, PF_INT },
-    { { "gpuscope_bar1_total_bytes", "Total BAR1 (host-mapped) memory.", PT_GAUGE, false, "bytes" },
-      GS_F_BAR1_TOTAL, SOFF(bar1_total_bytes), PN_U64, 1, PF_INT },
-    { { "gpuscope_bar1_used_bytes", "Used BAR1 (host-mapped) memory.", PT_GAUGE, false, "bytes" },
-      GS_F_BAR1_USED, SOFF(bar1_used_bytes), PN_U64, 1, PF_INT },
-    { { "gpuscope_power_enforced_limit_watts", "Power limit the driver enforces (lowest of all limits).",
-        PT_GAUGE, false, "watts" },
-      GS_F_POWER_ENFORCED, SOFF(power_enforced_limit_mw), PN_U32, 0.001, PF_G },
-    { { "gpuscope_clock_graphics_hertz", "Graphics clock frequency.", PT_GAUGE, false, "hertz" },
-      GS_F_CLOCK_GRAPHICS, SOFF(clock_graphics_mhz), PN_U32, 1e6, PF_INT },
-    { { "gpuscope_clock_video_hertz", "Video engine clock frequency.", PT_GAUGE, false, "hertz" },
-      GS_F_CLOCK_VIDEO, SOFF(clock_video_mhz), PN_U32, 1e6, PF_INT },
-    { { "gpuscope_performance_state", "Performance state (0 = P0, maximum performance, to 15).",
-        PT_GAUGE, false, NULL },
-      GS_F_PSTATE, SOFF(pstate), PN_U32, 1, PF_INT },
-    { { "gpuscope_pcie_link_generation", "Current PCIe link generation.", PT_GAUGE, false, NULL },
-      GS_F_PCIE_GEN, SOFF(pcie_gen), PN_U32, 1, PF_INT },
-    { { "gpuscope_pcie_link_width", "Current PCIe link width (lanes).", PT_GAUGE, false, NULL },
-      GS_F_PCIE_WIDTH, SOFF(pcie_width), PN_U32, 1, PF_INT },
-    { { "gpuscope_pcie_tx_bytes_per_second", "PCIe transmit throughput (NVML 20 ms window, KiB/s * 1024).",
-        PT_GAUGE, false, NULL },
-      GS_F_PCIE_TX, SOFF(pcie_tx_kbps), PN_U32, 1024, PF_INT },
-    { { "gpuscope_pcie_rx_bytes_per_second", "PCIe receive throughput (NVML 20 ms window, KiB/s * 1024).",
-        PT_GAUGE, false, NULL },
-      GS_F_PCIE_RX, SOFF(pcie_rx_kbps), PN_U32, 1024, PF_INT },
-    { { "gpuscope_ecc_enabled", "Whether ECC is enabled (1) or not (0).", PT_GAUGE, false, NULL },
-      GS_F_ECC_MODE, SOFF(ecc_mode_current), PN_U32, 1, PF_INT },
-    { { "gpuscope_ecc_pending_enabled", "ECC mode after the next reboot (1 enabled).", PT_GAUGE, false,
-        NULL },
-      GS_F_ECC_MODE, SOFF(ecc_mode_pending), PN_U32, 1, PF_INT },
-    { { "gpuscope_persistence_mode_enabled", "Whether persistence mode is on.", PT_GAUGE, false, NULL },
-      GS_F_PERSISTENCE, SOFF(persistence_mode), PN_U32, 1, PF_INT },
-    { { "gpuscope_compute_mode", "Compute mode (0 default, 2 prohibited, 3 exclusive process).",
-        PT_GAUGE, false, NULL },
-      GS_F_COMPUTE_MODE, SOFF(compute_mode), PN_U32, 1, PF_INT },
-    { { "gpuscope_mig_mode_enabled", "Whether MIG mode is on.", PT_GAUGE, false, NULL },
-      GS_F_MIG_MODE, SOFF(mig_mode_current), PN_U32, 1, PF_INT },
-    { { "gpuscope_mig_mode_pending_enabled", "MIG mode after the next GPU reset.", PT_GAUGE, false,
-        NULL },
-      GS_F_MIG_MODE, SOFF(mig_mode_pending), PN_U32, 1, PF_INT },
-    { { "gpuscope_display_active", "Whether a display is initialized on the GPU.", PT_GAUGE, false,
-        NULL },
-      GS_F_DISPLAY_ACTIVE, SOFF(display_active), PN_U32, 1, PF_INT },
-    { { "gpuscope_display_connected", "Whether a physical display is connected.", PT_GAUGE, false, NULL },
-      GS_F_DISPLAY_MODE, SOFF(display_mode), PN_U32, 1, PF_INT },
-};
-
-static const struct prom_desc own_static[] = {
-    { { "gpuscope_temperature_shutdown_celsius", "Temperature at which the GPU shuts down.", PT_GAUGE,
-        false, "celsius" },
-      GS_S_TEMP_SHUTDOWN, TOFF(temp_shutdown_c), PN_I32, 1, PF_INT },
-    { { "gpuscope_temperature_gpu_max_celsius", "Maximum operating temperature of the GPU.", PT_GAUGE,
-        false, "celsius" },
-      GS_S_TEMP_GPU_MAX, TOFF(temp_gpu_max_c), PN_I32, 1, PF_INT },
-    { { "gpuscope_temperature_memory_max_celsius", "Maximum operating temperature of the memory.",
-        PT_GAUGE, false, "celsius" },
-      GS_S_TEMP_MEM_MAX, TOFF(temp_mem_max_c), PN_I32, 1, PF_INT },
-    { { "gpuscope_power_default_limit_watts", "Default power limit.", PT_GAUGE, false, "watts" },
-      GS_S_POWER_DEFAULT, TOFF(power_default_limit_mw), PN_U32, 0.001, PF_G },
-    { { "gpuscope_power_min_limit_watts", "Lowest settable power limit.", PT_GAUGE, false, "watts" },
-      GS_S_POWER_MINMAX, TOFF(power_min_limit_mw), PN_U32, 0.001, PF_G },
-    { { "gpuscope_power_max_limit_watts", "Highest settable power limit.", PT_GAUGE, false, "watts" },
-      GS_S_POWER_MINMAX, TOFF(power_max_limit_mw), PN_U32, 0.001, PF_G },
-    { { "gpuscope_clock_max_graphics_hertz", "Maximum graphics clock.", PT_GAUGE, false, "hertz" },
-      GS_S_CLOCK_MAX_GRAPHICS, TOFF(clock_max_graphics_mhz), PN_U32, 1e6, PF_INT },
-    { { "gpuscope_clock_max_sm_hertz", "Maximum SM clock.", PT_GAUGE, false, "hertz" },
-      GS_S_CLOCK_MAX_SM, TOFF(clock_max_sm_mhz), PN_U32, 1e6, PF_INT },
-    { { "gpuscope_clock_max_memory_hertz", "Maximum memory clock.", PT_GAUGE, false, "hertz" },
-      GS_S_CLOCK_MAX_MEM, TOFF(clock_max_mem_mhz), PN_U32, 1e6, PF_INT },
-    { { "gpuscope_clock_max_video_hertz", "Maximum video engine clock.", PT_GAUGE, false, "hertz" },
-      GS_S_CLOCK_MAX_VIDEO, TOFF(clock_max_video_mhz), PN_U32, 1e6, PF_INT },
-    { { "gpuscope_pcie_max_link_generation", "Maximum PCIe link generation of GPU and slot together.",
-        PT_GAUGE, false, NULL },
-      GS_S_PCIE_MAX_GEN, TOFF(pcie_max_gen), PN_U32, 1, PF_INT },
-    { { "gpuscope_pcie_gpu_max_link_generation", "Maximum PCIe link generation the GPU supports.",
-        PT_GAUGE, false, NULL },
-      GS_S_PCIE_GPU_MAX_GEN, TOFF(pcie_gpu_max_gen), PN_U32, 1, PF_INT },
-    { { "gpuscope_pcie_max_link_width", "Maximum PCIe link width (lanes).", PT_GAUGE, false, NULL },
-      GS_S_PCIE_MAX_WIDTH, TOFF(pcie_max_width), PN_U32, 1, PF_INT },
-};
-
-/* Clock-event (throttle) bits, named as dcgm-exporter's clock_event label values. */
-static const struct {
-    uint64_t bit;
-    const char *name;
-} throttle_names[] = {
-    { GS_THROTTLE_GPU_IDLE, "gpu_idle" },       { GS_THROTTLE_APP_CLOCKS, "clocks_setting" },
-    { GS_THROTTLE_SW_POWER_CAP, "power_cap" },  { GS_THROTTLE_HW_SLOWDOWN, "hw_slowdown" },
-    { GS_THROTTLE_SYNC_BOOST, "sync_boost" },   { GS_THROTTLE_SW_THERMAL, "sw_thermal" },
-    { GS_THROTTLE_HW_THERMAL, "hw_thermal" },   { GS_THROTTLE_HW_POWER_BRAKE, "hw_power_brake" },
-    { GS_THROTTLE_DISPLAY_CLOCK, "display_clocks" },
-};
-
-/* Field statuses counted by gpuscope_gpu_unavailable_fields, with their label values. */
-static const struct {
-    uint8_t status;
-    const char *name;
-} status_names[] = {
-    { GS_ST_NOT_SUPPORTED, "not_supported" }, { GS_ST_NO_PERMISSION, "no_permission" },
-    { GS_ST_GPU_LOST, "gpu_lost" },           { GS_ST_NOT_AVAILABLE, "not_available" },
-    { GS_ST_ERROR, "error" },
-};
 
 #define NELEM(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -576,14 +361,9 @@ static void prom_table_family(struct gs_prom *r, const struct gs_snapshot *snap,
 
 static void prom_tables(struct gs_prom *r, const struct gs_snapshot *snap)
 {
-    for (size_t i = 0; i < NELEM(dcgm_sample); i++)
-        prom_table_family(r, snap, &dcgm_sample[i], false);
-    for (size_t i = 0; i < NELEM(dcgm_static); i++)
-        prom_table_family(r, snap, &dcgm_static[i], true);
-    for (size_t i = 0; i < NELEM(own_sample); i++)
-        prom_table_family(r, snap, &own_sample[i], false);
-    for (size_t i = 0; i < NELEM(own_static); i++)
-        prom_table_family(r, snap, &own_static[i], true);
+    for (size_t t = 0; t < gs_prom_ntables; t++)
+        for (size_t i = 0; i < gs_prom_tables[t].n; i++)
+            prom_table_family(r, snap, &gs_prom_tables[t].v[i], gs_prom_tables[t].is_static);
 }
 
 /* The latest Xid on GPU index gpu in the tally (0 if none). */
@@ -720,15 +500,15 @@ static void prom_throttle(struct gs_prom *r, const struct gs_snapshot *snap)
             continue;
         uint64_t supported = gs_static_has(&g->st, GS_S_THROTTLE_SUPPORTED) ? g->st.throttle_supported
                                                                               : ~UINT64_C(0);
-        for (size_t t = 0; t < NELEM(throttle_names); t++) {
-            if (!(supported & throttle_names[t].bit))
+        for (size_t t = 0; t < gs_prom_nthrottle_names; t++) {
+            if (!(supported & gs_prom_throttle_names[t].bit))
                 continue;
             if (!started)
                 prom_header(r, &f);
             started = true;
-            snprintf(extra, sizeof(extra), "reason=\"%s\"", throttle_names[t].name);
+            snprintf(extra, sizeof(extra), "reason=\"%s\"", gs_prom_throttle_names[t].name);
             prom_sample(r, f.name, &r->gl[i].own, extra,
-                        (g->s.throttle_reasons & throttle_names[t].bit) ? 1 : 0, PF_INT);
+                        (g->s.throttle_reasons & gs_prom_throttle_names[t].bit) ? 1 : 0, PF_INT);
         }
     }
 }
@@ -775,11 +555,11 @@ static void prom_gpu_health(struct gs_prom *r, const struct gs_snapshot *snap)
     prom_header(r, &un);
     for (uint32_t i = 0; i < snap->ngpus; i++) {
         const struct gs_gpu *g = &snap->gpus[i];
-        for (size_t k = 0; k < NELEM(status_names); k++) {
+        for (size_t k = 0; k < gs_prom_nstatus_names; k++) {
             unsigned n = 0;
             for (unsigned f = 0; f < GS_F_COUNT; f++)
-                n += g->s.status[f] == status_names[k].status;
-            snprintf(extra, sizeof(extra), "status=\"%s\"", status_names[k].name);
+                n += g->s.status[f] == gs_prom_status_names[k].status;
+            snprintf(extra, sizeof(extra), "status=\"%s\"", gs_prom_status_names[k].name);
             prom_sample(r, un.name, &r->gl[i].own, extra, n, PF_INT);
         }
     }

@@ -18,18 +18,6 @@ static const char *const csv_cols[] = { "util_pct", "mem_util_pct", "mem_used_mi
                                         "pstate", "pcie_tx_mbs", "pcie_rx_mbs", "fan_pct", "samples" };
 #define NCSV (int)(sizeof(csv_cols) / sizeof(csv_cols[0]))
 
-static int64_t scalar(sqlite3 *db, const char *sql, int64_t none)
-{
-    sqlite3_stmt *q;
-    int64_t v = none;
-    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
-        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER)
-            v = sqlite3_column_int64(q, 0);
-        sqlite3_finalize(q);
-    }
-    return v;
-}
-
 static int64_t clamp(int64_t v, int64_t lo, int64_t hi)
 {
     return v < lo ? lo : v > hi ? hi : v;
@@ -219,7 +207,7 @@ static int export_rows(FILE *out, struct gs_store *st, const struct gs_report_op
             fprintf(out, ",%s", csv_cols[i]);
         fputc('\n', out);
     }
-    int64_t first = scalar(db, "SELECT min(t) FROM sample", INT64_MAX);
+    int64_t first = gs_store_scalar(db, "SELECT min(t) FROM sample", INT64_MAX);
     rc = export_part(out, db, "SELECT t, gpu, util_avg, mem_util_avg, mem_used_avg_mib, temp_avg_c, mem_temp_max_c,"
                      " power_avg_dw, power_limit_w, energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, NULL,"
                      " pcie_tx_avg_mbs, pcie_rx_avg_mbs, fan_avg_pct, n FROM rollup WHERE t >= ?1 AND t < ?2 AND t <= ?3",
@@ -297,7 +285,7 @@ static void load_buckets(sqlite3 *db, struct gs_chart *c)
     struct buckets bk = { calloc(GS_M_LIMIT * n + 1, sizeof(double)), calloc(GS_M_LIMIT * n + 1, sizeof(double)) };
     int64_t split = c->from_ms;
     if (bk.sum && bk.w && (c->to_ms - c->from_ms) / c->w >= 60000) {
-        split = clamp(scalar(db, "SELECT max(t) + 60000 FROM rollup", c->from_ms), c->from_ms, c->to_ms);
+        split = clamp(gs_store_scalar(db, "SELECT max(t) + 60000 FROM rollup", c->from_ms), c->from_ms, c->to_ms);
         bucket_scan(db, c, &bk, "SELECT t, gpu, n, util_avg, mem_used_avg_mib, temp_avg_c, power_avg_dw, sm_avg_mhz,"
                     " mem_avg_mhz, pcie_tx_avg_mbs, pcie_rx_avg_mbs, power_limit_w, throttle_or FROM rollup"
                     " WHERE t >= ?1 AND t < ?2", c->from_ms, split);
@@ -333,7 +321,7 @@ static void load_procs(sqlite3 *db, const struct gs_report_opts *o, struct gs_ch
     int64_t ids[GS_CHART_MAX_PROCS];
     c->proc_split = c->from_ms;
     if ((c->to_ms - c->from_ms) / c->w >= 60000)
-        c->proc_split = clamp(scalar(db, "SELECT max(t) + 60000 FROM proc_rollup", c->from_ms), c->from_ms, c->to_ms);
+        c->proc_split = clamp(gs_store_scalar(db, "SELECT max(t) + 60000 FROM proc_rollup", c->from_ms), c->from_ms, c->to_ms);
     if (sqlite3_prepare_v2(db, "SELECT m.proc, p.pid, coalesce(p.name, '?'), m.peak FROM (SELECT proc, max(mem) AS peak"
                            " FROM " PROC_SRC " GROUP BY proc) m JOIN proc p ON p.id = m.proc WHERE ?4 = 0 OR p.pid = ?4"
                            " ORDER BY m.peak DESC LIMIT ?5", -1, &q, NULL) != SQLITE_OK)

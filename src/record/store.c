@@ -87,6 +87,18 @@ static const char *const migrations[] = {
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GS_STORE_SCHEMA_VERSION,
                "one migration per schema version");
 
+int64_t gs_store_scalar(sqlite3 *db, const char *sql, int64_t none)
+{
+    sqlite3_stmt *q;
+    int64_t v = none;
+    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
+        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER)
+            v = sqlite3_column_int64(q, 0);
+        sqlite3_finalize(q);
+    }
+    return v;
+}
+
 int gs_store_sqlerr(struct gs_err *err, int rc, const char *path, const char *doing)
 {
     int prim = rc & 0xff;

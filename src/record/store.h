@@ -90,6 +90,8 @@ void gs_store_debug_full(struct gs_store *st, bool on);
 
 /* Map an SQLite failure to err: what happened to `path` and what to do. */
 int gs_store_sqlerr(struct gs_err *err, int rc, const char *path, const char *doing);
+/* The integer a one-value query answers, or `none` (no row, NULL, not an integer, an error). */
+int64_t gs_store_scalar(sqlite3 *db, const char *sql, int64_t none);
 
 /* Time helpers. */
 int64_t gs_now_ms(void);

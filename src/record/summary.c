@@ -147,18 +147,6 @@ static void acc_row(struct acc *a, int64_t t, sqlite3_stmt *q, int c)
         a->t_max = t;
 }
 
-static int64_t scalar(sqlite3 *db, const char *sql, int64_t none)
-{
-    sqlite3_stmt *q;
-    int64_t v = none;
-    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) == SQLITE_OK) {
-        if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER)
-            v = sqlite3_column_int64(q, 0);
-        sqlite3_finalize(q);
-    }
-    return v;
-}
-
 /*
  * Where the figures come from, so that a 24-hour report reads ~11,520 rollup
  * rows instead of 691,200 samples for 8 GPUs, and every figure stays exact:
@@ -173,8 +161,8 @@ static int64_t scalar(sqlite3 *db, const char *sql, int64_t none)
  */
 static void load_aggregates(sqlite3 *db, int64_t from, int64_t to, struct gs_summary *out, struct acc *acc)
 {
-    int64_t rolled = scalar(db, "SELECT max(t) + 60000 FROM rollup", INT64_MIN);
-    int64_t first = scalar(db, "SELECT min(t) FROM sample", INT64_MAX);
+    int64_t rolled = gs_store_scalar(db, "SELECT max(t) + 60000 FROM rollup", INT64_MIN);
+    int64_t first = gs_store_scalar(db, "SELECT min(t) FROM sample", INT64_MAX);
     int64_t a = from % 60000 ? from - ((from % 60000) + 60000) % 60000 + 60000 : from;
     int64_t b = to - ((to % 60000) + 60000) % 60000;
     if (rolled < b)

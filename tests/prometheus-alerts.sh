@@ -11,36 +11,15 @@
 # It also runs every query of the Grafana dashboards against this Prometheus, so a PromQL
 # syntax error in deploy/grafana fails here. Exit 77 (skipped) without prometheus or promtool.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-GS=${GPUSCOPE:-$ROOT/build/gpuscope}
-for t in prometheus curl python3; do
-    command -v "$t" >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
-done
-[ -x "$GS" ] && [ -f "$ROOT/build/sim/current/libnvidia-ml.so.1" ] || { echo "SKIP: build first"; exit 77; }
-
-TMP=$(mktemp -d)
-GS_PID= PROM_PID=
-cleanup() {
-    [ -n "$GS_PID" ] && kill "$GS_PID" 2>/dev/null && wait "$GS_PID" 2>/dev/null
-    [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/serve-test.lib"
+serve_test_init prometheus curl python3
 fail() { echo "FAIL: $*"; echo "--- gpuscope stderr"; cat "$TMP/gs.err"; echo "--- prometheus log (tail)";
          tail -n 20 "$TMP/prom.log" 2>/dev/null; echo "--- alerts"; cat "$TMP/alerts.json" 2>/dev/null; exit 1; }
 
 # 1. the exporter on xid79, its clock held at t=1 s (four working GPUs)
 echo 1 >"$TMP/clock"
-GPUSCOPE_NVML_LIB=$ROOT/build/sim/current/libnvidia-ml.so.1 GPUSCOPE_SIM_SCENARIO=xid79 \
-GPUSCOPE_SIM_SCENARIO_DIR=$ROOT/sim/scenarios GPUSCOPE_SIM_CLOCK=file:$TMP/clock \
-    "$GS" serve --listen 127.0.0.1:0 --interval 200ms --hostname=alert-node 2>"$TMP/gs.err" &
-GS_PID=$!
-for _ in $(seq 1 100); do
-    GS_PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$TMP/gs.err")
-    [ -n "$GS_PORT" ] && break
-    sleep 0.1
-done
-[ -n "${GS_PORT:-}" ] || fail "gpuscope serve did not start"
+serve_start GPUSCOPE_SIM_SCENARIO=xid79 "GPUSCOPE_SIM_CLOCK=file:$TMP/clock" -- --interval 200ms \
+    --hostname=alert-node
 
 # 2. Prometheus with our rules (job "gpuscope", as the rules expect)
 PROM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

@@ -7,35 +7,13 @@
 # text output reports only the lints that DCGM's own names force (docs/SERVE.md),
 # none on gpuscope_* metrics. Exit 77 (skipped) without prometheus/promtool.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-GS=${GPUSCOPE:-$ROOT/build/gpuscope}
-for t in prometheus promtool curl python3; do
-    command -v "$t" >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
-done
-[ -x "$GS" ] && [ -f "$ROOT/build/sim/current/libnvidia-ml.so.1" ] || { echo "SKIP: build first"; exit 77; }
-
-TMP=$(mktemp -d)
-GS_PID= PROM_PID=
-cleanup() {
-    [ -n "$GS_PID" ] && kill "$GS_PID" 2>/dev/null && wait "$GS_PID" 2>/dev/null
-    [ -n "$PROM_PID" ] && kill "$PROM_PID" 2>/dev/null && wait "$PROM_PID" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+. "$(dirname "$0")/serve-test.lib"
+serve_test_init prometheus promtool curl python3
 fail() { echo "FAIL: $*"; echo "--- gpuscope stderr"; cat "$TMP/gs.err"; echo "--- prometheus log (tail)";
          tail -n 20 "$TMP/prom.log" 2>/dev/null; exit 1; }
 
 # 1. the exporter, on a kernel-chosen loopback port, deterministic values
-GPUSCOPE_NVML_LIB=$ROOT/build/sim/current/libnvidia-ml.so.1 GPUSCOPE_SIM_SCENARIO=demo \
-GPUSCOPE_SIM_SCENARIO_DIR=$ROOT/sim/scenarios GPUSCOPE_SIM_CLOCK=fixed:100 \
-    "$GS" serve --listen 127.0.0.1:0 --hostname=itest-node 2>"$TMP/gs.err" &
-GS_PID=$!
-for _ in $(seq 1 100); do
-    GS_PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$TMP/gs.err")
-    [ -n "$GS_PORT" ] && break
-    sleep 0.1
-done
-[ -n "${GS_PORT:-}" ] || fail "gpuscope serve did not start"
+serve_start GPUSCOPE_SIM_SCENARIO=demo GPUSCOPE_SIM_CLOCK=fixed:100 -- --hostname=itest-node
 curl -sf "http://127.0.0.1:$GS_PORT/metrics" >"$TMP/metrics.txt" || fail "scrape with curl"
 
 # 2. promtool: only DCGM-forced lints, none on gpuscope_ metrics

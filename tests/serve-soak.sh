@@ -9,35 +9,15 @@
 # must be a 2xx, and the exporter must still answer and stop cleanly.
 # Environment: GPUSCOPE (binary), SOAK_REQUESTS (default 100000). Exit 77 without wrk.
 set -u
-ROOT=$(cd "$(dirname "$0")/.." && pwd)
-GS=${GPUSCOPE:-$ROOT/build/gpuscope}
+. "$(dirname "$0")/serve-test.lib"
 TOTAL=${SOAK_REQUESTS:-100000}
 WARM=$((TOTAL / 10))
 SLACK=${SOAK_RSS_SLACK_KIB:-512}
-for t in wrk curl; do
-    command -v "$t" >/dev/null || { echo "SKIP: $t not installed"; exit 77; }
-done
-[ -x "$GS" ] && [ -f "$ROOT/build/sim/current/libnvidia-ml.so.1" ] || { echo "SKIP: build first"; exit 77; }
-
-TMP=$(mktemp -d)
-GS_PID=
-cleanup() {
-    [ -n "$GS_PID" ] && kill "$GS_PID" 2>/dev/null && wait "$GS_PID" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+serve_test_init wrk curl
 fail() { echo "FAIL: $*"; echo "--- gpuscope stderr (tail)"; tail -n 20 "$TMP/gs.err"; exit 1; }
 
-GPUSCOPE_NVML_LIB=$ROOT/build/sim/current/libnvidia-ml.so.1 GPUSCOPE_SIM_SCENARIO=demo \
-GPUSCOPE_SIM_SCENARIO_DIR=$ROOT/sim/scenarios \
-    "$GS" serve --listen 127.0.0.1:0 --interval 50ms --max-connections 32 2>"$TMP/gs.err" &
-GS_PID=$!
-for _ in $(seq 1 100); do
-    PORT=$(sed -n 's/.*(port \([0-9]*\)).*/\1/p' "$TMP/gs.err")
-    [ -n "$PORT" ] && break
-    sleep 0.1
-done
-[ -n "${PORT:-}" ] || fail "gpuscope serve did not start"
+serve_start GPUSCOPE_SIM_SCENARIO=demo -- --interval 50ms --max-connections 32
+PORT=$GS_PORT
 URL="http://127.0.0.1:$PORT"
 
 # one request in 8 is something other than a text scrape

@@ -132,8 +132,11 @@ static int gs_sampler_helpers(struct gs_sampler *s, struct gs_err *err)
         s->hp = NULL; /* host facts are a bonus: processes still show, marked not visible */
     if (s->opts.slow == GS_SLOW_THREAD && s->slow_fields &&
         gs_slow_start(&s->slow, s->be, s->devs, s->nsel, s->slow_fields,
-                      s->opts.slow_interval_ms) < 0)
-        return gs_err_set(err, GS_E_INTERNAL, "cannot start the slow-field thread");
+                      s->opts.slow_interval_ms) < 0) {
+        gs_err_set(err, GS_E_INTERNAL, "cannot start the thread that reads PCIe throughput");
+        gs_err_hint(err, "the process may be at its thread or memory limit (ulimit -u, the cgroup's pids.max)");
+        return -GS_E_INTERNAL;
+    }
     return 0;
 }
 

@@ -319,7 +319,9 @@ struct gs_notifier *gs_notifier_start(const struct gs_rules *rs, FILE *log, stru
     curl_global_init(CURL_GLOBAL_DEFAULT);
     nt->curl = curl_easy_init();
     if (!nt->curl || pthread_create(&nt->thread, NULL, worker, nt) != 0) {
-        gs_err_set(err, GS_E_INTERNAL, "cannot start the notification thread");
+        gs_err_set(err, GS_E_INTERNAL, "cannot start the notification thread%s",
+                   nt->curl ? "" : " (libcurl could not initialise)");
+        gs_err_hint(err, "the process may be at its thread or memory limit (ulimit -u, the cgroup's pids.max)");
         if (nt->curl)
             curl_easy_cleanup(nt->curl);
         free(nt);

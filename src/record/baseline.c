@@ -129,10 +129,12 @@ int gs_baseline_diff(const char *db, const char *name, int64_t from_ms, int64_t 
     if (open_db(db, true, &st, err) < 0)
         return -err->code;
     sqlite3 *h = gs_store_db(st);
-    if (sqlite3_prepare_v2(h, "SELECT mean, p50, p95 FROM baseline WHERE name = ?1 AND gpu = ?2 AND metric = ?3",
-                           -1, &q, NULL) != SQLITE_OK) {
+    int rc = sqlite3_prepare_v2(h, "SELECT mean, p50, p95 FROM baseline WHERE name = ?1 AND gpu = ?2 AND metric = ?3",
+                                -1, &q, NULL);
+    if (rc != SQLITE_OK) {
+        gs_store_sqlerr(err, sqlite3_extended_errcode(h), gs_store_path(st), "reading the saved baselines");
         gs_store_close(st);
-        return gs_err_set(err, GS_E_IO, "cannot read baselines");
+        return -err->code;
     }
     int found = 0, changed = 0;
     for (int m = 0; m < NMETRICS; m++) {

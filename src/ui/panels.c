@@ -49,6 +49,18 @@ static const struct {
           "--mono gives a monochrome screen; --ascii avoids Unicode glyphs." },
 };
 
+/* How many bytes of t make the next line of at most room cells, broken at a
+ * space when there is one (ASCII text: bytes are cells). */
+static int wrap_len(const char *t, int room)
+{
+    int len = (int)strlen(t);
+    if (len <= room)
+        return len;
+    for (len = room; len > 0 && t[len] != ' '; len--)
+        ;
+    return len ? len : room;
+}
+
 #define HELP_KEYS_W 16 /* key column; narrower terminals put the keys on their own line */
 
 /* Call line(y_index, indent, text, len) for every display line of the help at width w;
@@ -72,15 +84,7 @@ static int help_layout(int w, void (*line)(void *, int, int, const char *, int),
         }
         bool first = true;
         while (*t) { /* wrap at spaces to w - ind cells (ASCII text: bytes are cells) */
-            int room = w - ind > 10 ? w - ind : 10;
-            int len = (int)strlen(t);
-            if (len > room) {
-                len = room;
-                while (len > 0 && t[len] != ' ')
-                    len--;
-                if (len == 0)
-                    len = room;
-            }
+            int len = wrap_len(t, w - ind > 10 ? w - ind : 10);
             if (line) {
                 if (first && k[0])
                     line(arg, n, 0, k, (int)strlen(k));
@@ -370,14 +374,7 @@ static int health_layout(const struct gs_ui *ui, void (*line)(void *, int, int, 
             const char *t = b;
             int room = COLS - 12 > 20 ? COLS - 12 : 20;
             while (*t) { /* wrap at spaces */
-                int len = (int)strlen(t);
-                if (len > room) {
-                    len = room;
-                    while (len > 0 && t[len] != ' ')
-                        len--;
-                    if (len == 0)
-                        len = room;
-                }
+                int len = wrap_len(t, room);
                 char seg[256];
                 snprintf(seg, sizeof(seg), "%.*s", len < 255 ? len : 255, t);
                 if (line)

@@ -9,7 +9,8 @@
  * CLOCK_MONOTONIC from fork to reaping; peak RSS is the child's ru_maxrss.
  * Linux folds the pre-exec image of the forked child (a copy of this small
  * program) into ru_maxrss, so "floor_rss_kib" (our own peak) is printed too:
- * a figure at that floor means "at most this". Prints "key value" lines;
+ * a figure at that floor means "at most this". CPU time is the child's user +
+ * system time (wait4). Prints "key value" lines;
  * exit 1 if any run exited non-zero.
  */
 #include <fcntl.h>
@@ -31,8 +32,9 @@ static double median(const long *sorted, unsigned n)
     return (sorted[(n - 1) / 2] + sorted[n / 2]) / 2.0;
 }
 
-/* One run: wall time in us and peak RSS in KiB; returns the exit status. */
-static int run_once(char **argv, long *wall_us, long *rss_kib)
+/* One run: wall time in us, peak RSS in KiB, CPU time (user + system) in us;
+ * returns the exit status. */
+static int run_once(char **argv, long *wall_us, long *rss_kib, long *cpu_us)
 {
     struct timespec t0, t1;
     struct rusage ru;
@@ -55,13 +57,14 @@ static int run_once(char **argv, long *wall_us, long *rss_kib)
     clock_gettime(CLOCK_MONOTONIC, &t1);
     *wall_us = (t1.tv_sec - t0.tv_sec) * 1000000L + (t1.tv_nsec - t0.tv_nsec) / 1000L;
     *rss_kib = ru.ru_maxrss;
+    *cpu_us = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000L + ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
 int main(int argc, char **argv)
 {
     unsigned runs = 20, failed = 0;
-    long *wall, *rss;
+    long *wall, *rss, *cpu;
     struct rusage self;
     int opt, last = 0;
 
@@ -76,10 +79,11 @@ int main(int argc, char **argv)
     }
     wall = calloc(runs, sizeof(*wall));
     rss = calloc(runs, sizeof(*rss));
-    if (!wall || !rss)
+    cpu = calloc(runs, sizeof(*cpu));
+    if (!wall || !rss || !cpu)
         return 2;
     for (unsigned i = 0; i < runs; i++) {
-        int rc = run_once(argv + optind, &wall[i], &rss[i]);
+        int rc = run_once(argv + optind, &wall[i], &rss[i], &cpu[i]);
         if (rc != 0) {
             failed++;
             last = rc;
@@ -87,13 +91,16 @@ int main(int argc, char **argv)
     }
     qsort(wall, runs, sizeof(*wall), cmp_long);
     qsort(rss, runs, sizeof(*rss), cmp_long);
+    qsort(cpu, runs, sizeof(*cpu), cmp_long);
     getrusage(RUSAGE_SELF, &self);
     printf("runs %u\nfailed_runs %u\nlast_exit %d\n", runs, failed, last);
     printf("wall_median_ms %.2f\nwall_min_ms %.2f\nwall_max_ms %.2f\n", median(wall, runs) / 1000.0,
            wall[0] / 1000.0, wall[runs - 1] / 1000.0);
     printf("rss_median_kib %.0f\nrss_max_kib %ld\nfloor_rss_kib %ld\n", median(rss, runs), rss[runs - 1],
            self.ru_maxrss);
+    printf("cpu_median_ms %.2f\n", median(cpu, runs) / 1000.0);
     free(wall);
     free(rss);
+    free(cpu);
     return failed ? 1 : 0;
 }

@@ -5,11 +5,12 @@
  * simulator. Run by bench/run with the simulator environment set
  * (GPUSCOPE_NVML_LIB, GPUSCOPE_SIM_SCENARIO, GPUSCOPE_SIM_PIDS, ...).
  *
- *   bench_snapshot [-n SNAPSHOTS] [-m SIM_MAP_FILE] [-H]
+ *   bench_snapshot [-n SNAPSHOTS] [-m SIM_MAP_FILE] [-H] [-P]
  *     -n  timed snapshots after one untimed warm-up (default 1000)
  *     -m  the simulator profile's version script, to enumerate NVML symbols
  *         for the call-count checks (omitted: no call checks)
  *     -H  without host facts (/proc), to show what they cost
+ *     -P  without the profiling metrics (GPM), to show what they cost
  *
  * Prints "key value" lines (figures) and "check NAME PASS|FAIL detail" lines;
  * bench/run turns them into the table. Exit 0, or 1 when a check failed,
@@ -59,6 +60,8 @@ static const struct allowance allowances[] = {
     { "nvmlDeviceGetTemperature", 2, "GPU, memory sensor" },
     { "nvmlDeviceGetTemperatureV", 2, "GPU, memory sensor" },
     { "nvmlDeviceGetFanSpeed_v2", 8, "one per fan (GS_MAX_FANS)" },
+    { "nvmlGpmMetricsGet", 1 + 7, "the whole GPU, then each MIG GPU instance (at most 7)" },
+    { "nvmlGpmMigSampleGet", 7, "each MIG GPU instance (at most 7)" },
 };
 
 struct sym_count {
@@ -166,7 +169,7 @@ static int check_calls(const struct sym_count *syms, unsigned n, unsigned iters,
             }
             continue;
         }
-        if (!strncmp(s->name, "nvmlDevice", 10) && per_tick > (double)allowed_per_gpu(s->name) * ngpus) {
+        if ((!strncmp(s->name, "nvmlDevice", 10) || !strncmp(s->name, "nvmlGpm", 7)) && per_tick > (double)allowed_per_gpu(s->name) * ngpus) {
             printf("detail per-gpu %s %.2f calls per tick for %u GPUs (allowed %u per GPU)\n", s->name,
                    per_tick, ngpus, allowed_per_gpu(s->name));
             bad_tick++;
@@ -240,13 +243,18 @@ int main(int argc, char **argv)
     struct timespec c0, c1;
     int opt, bad = 0;
 
-    while ((opt = getopt(argc, argv, "n:m:H")) != -1) {
+    while ((opt = getopt(argc, argv, "n:m:HP")) != -1) {
         if (opt == 'n')
             iters = (unsigned)strtoul(optarg, NULL, 10);
         else if (opt == 'm')
             map = optarg;
         else if (opt == 'H')
             o.want_host = false;
+        else if (opt == 'P') {
+            o.want = gs_fmask_all();
+            for (unsigned k = 0; k < GS_PROF_COUNT; k++)
+                gs_fmask_clear(&o.want, GS_F_PROF_FIRST + k);
+        }
         else
             return 2;
     }

@@ -12,28 +12,17 @@
 # Environment: O (build dir, default build), RECORD_BENCH_SECONDS (CPU window, 30).
 # The machine may be shared: the load average is printed with the figures.
 set -uo pipefail
-cd "$(dirname "$0")/.." || exit 2
-ROOT=$(pwd)
-O=${O:-build}
+. "$(dirname "$0")/bench.lib"
 SECS=${RECORD_BENCH_SECONDS:-30}
-GS=$ROOT/$O/gpuscope
-TMP=$(mktemp -d /tmp/gpuscope-record-bench.XXXXXX)
-PIDS=()
 REC=
-cleanup() {
-    [ -n "$REC" ] && kill "$REC" 2>/dev/null && wait "$REC" 2>/dev/null
-    [ "${#PIDS[@]}" -gt 0 ] && kill "${PIDS[@]}" 2>/dev/null && wait "${PIDS[@]}" 2>/dev/null
-    rm -rf "$TMP"
-}
-trap cleanup EXIT
+bench_init record REC
 [ -x "$GS" ] || { echo "record bench: build $GS first"; exit 2; }
 export GPUSCOPE_NVML_LIB=$ROOT/$O/sim/current/libnvidia-ml.so.1 GPUSCOPE_SIM_SCENARIO_DIR=$ROOT/sim/scenarios
 
 echo "record bench: load average $(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 
 # 1. CPU and RSS of a live recorder, 8x64 at 1 s
-for _ in $(seq 1 64); do sleep 3600 & PIDS+=($!); done
-pidlist=$(IFS=,; echo "${PIDS[*]}")
+bench_sleepers 64
 GPUSCOPE_SIM_SCENARIO=bench-8x64 GPUSCOPE_SIM_PIDS=$pidlist "$GS" record -q --db "$TMP/live.db" --interval 1 &
 REC=$!
 sleep 3

@@ -7,6 +7,9 @@
 #   (a) CPU time per complete snapshot: median and p95 of 1,000 (build/bench/bench_snapshot);
 #   (b) NVML calls per snapshot, counted by the simulator: each per-GPU function at most once
 #       per GPU per tick (per argument value), static facts only while opening;
+#   (a') and (b') again without the profiling metrics (bench_snapshot -P), in the same run:
+#       what reading GPM costs per tick (issue 10: two samples per GPU kept between ticks,
+#       one nvmlGpmSampleGet and one nvmlGpmMetricsGet per GPU per tick);
 #   (c) one-shot `gpuscope query --format json`: wall time and peak RSS, median of 20 runs
 #       (build/bench/bench_oneshot: fork/exec/wait4).
 # Prints a table of figures against the targets and one PASS/FAIL line per check.
@@ -83,6 +86,15 @@ run_scenario() {
     collect "$scn" "$TMP/$scn.snap"
     "$SNAP_BIN" -n "$SNAPSHOTS" -H >"$TMP/$scn.nohost" 2>>"$TMP/$scn.err"
     R["$scn:nohost_median"]=$(awk '$1 == "cpu_median_us" { print $2 }' "$TMP/$scn.nohost")
+    "$SNAP_BIN" -n "$SNAPSHOTS" -P ${MAP:+-m "$MAP"} >"$TMP/$scn.noprof" 2>>"$TMP/$scn.err"
+    R["$scn:noprof_median"]=$(awk '$1 == "cpu_median_us" { print $2 }' "$TMP/$scn.noprof")
+    R["$scn:noprof_calls"]=$(awk '$1 == "nvml_calls_per_snapshot" { print $2 }' "$TMP/$scn.noprof")
+    R["$scn:gpm_calls"]=$(awk '$1 == "calls" && $2 ~ /^nvmlGpm/ { n += $3 } END { printf "%.1f", n }' "$TMP/$scn.snap")
+    "$SNAP_BIN" -n "$SNAPSHOTS" -H -P >"$TMP/$scn.nohost_noprof" 2>>"$TMP/$scn.err"
+    R["$scn:nohost_noprof_median"]=$(awk '$1 == "cpu_median_us" { print $2 }' "$TMP/$scn.nohost_noprof")
+    # the cost of GPM from the runs without /proc facts, whose noise is far smaller
+    R["$scn:gpm_cpu_us"]=$(awk -v a="${R["$scn:nohost_median"]:-}" -v b="${R["$scn:nohost_noprof_median"]:-}" \
+        'BEGIN { if (a == "" || b == "") print "-"; else printf "%.1f", a - b }')
     grep -E '^(detail|calls) ' "$TMP/$scn.snap" | sed 's/^/   /'
     "$ONESHOT_BIN" -n "$RUNS" -- "$GPUSCOPE" query --format json >"$TMP/$scn.oneshot" 2>>"$TMP/$scn.err"
     R["$scn:oneshot_rc"]=$?
@@ -145,6 +157,11 @@ row "snapshot CPU without /proc facts (us)" nohost_median ""
 row "snapshot wall, median (us)" wall_median_us ""
 row "first snapshot CPU (us, cold caches)" first_snapshot_cpu_us ""
 row "NVML calls per snapshot" nvml_calls_per_snapshot ""
+row "  of them GPM (nvmlGpm*)" gpm_calls "2 per GPU"
+row "snapshot CPU without GPM, median (us)" noprof_median ""
+row "  without GPM and /proc facts (us)" nohost_noprof_median ""
+row "  GPM cost per snapshot (us, without /proc)" gpm_cpu_us ""
+row "NVML calls per snapshot without GPM" noprof_calls ""
 row "one-shot query json wall, median (ms)" wall_median_ms "5"
 printf '%-44s' "one-shot query json peak RSS, median (MiB)"
 for scn in $SCENARIOS; do printf '%14s' "$(kib_to_mib "$(cell "$scn" rss_median_kib)")"; done

@@ -1,155 +1,246 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# bench/top.sh - `gpuscope top` figures, measured from outside the process, on the simulator's
-# 8 GPU x 64 process scenario (bench-8x64, live PIDs passed in):
-#   CPU per refresh at 1 s and 100 ms intervals (/proc/PID/stat utime+stime over a window,
-#   plus the threads' schedstat for ns resolution; the simulator runs in-process, so it is included),
-#   peak RSS (/usr/bin/time -v), key press to redrawn screen (bytes on the pty, no tmux in between).
-# Targets (issue 3): <= 1.5 ms CPU per refresh, <= 8 MiB peak RSS, <= 20 ms key to screen.
-# usage: bench/top.sh [BUILD_DIR]   (env: GS_BENCH_WINDOW_S=20 for the 1 s run)
+# bench/top.sh - `gpuscope top` side by side with nvtop (issue 11), on the simulator's
+# 8 GPU x 64 process scenario (bench-8x64, 512 live `sleep` PIDs passed in), both in tmux
+# at 200x60, at the same time, on the same library build, each with its own call counters:
+#   CPU per refresh   sum of /proc/PID/task/*/schedstat (ns) over the window / refreshes
+#   refreshes per s   NVML utilization calls (one per GPU per refresh in both tools) / 8 / s
+#   NVML calls        every NVML call in the window (GPUSCOPE_SIM_COUNTERS) / refreshes / 8
+#   peak RSS          VmHWM of /proc/PID/status just before quitting
+# at 1 s and 100 ms refresh intervals (window GS_BENCH_WINDOW_S, default 30 s each), then
+# gpuscope's key press to redrawn screen (bytes on a pty, no tmux in between).
+# nvtop: NVTOP=/path/to/nvtop (a built binary) or NVTOP_SRC=/path/to/nvtop-source (3.3.2 or
+# later; built here with cmake, NVIDIA support only, into BUILD_DIR/peers/nvtop). Without
+# either, gpuscope's figures are printed alone and the ratios say "no nvtop".
+# Targets (issue 11): CPU per refresh <= 0.33x nvtop's at 1 s and 100 ms, <= 24 NVML calls per
+# GPU per refresh, peak RSS <= 8 MiB, key to screen <= 20 ms.
+# usage: bench/top.sh [BUILD_DIR]
 set -eu
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${1:-$ROOT/build}
-exec python3 - "$ROOT" "$BUILD" <<'PY'
-import fcntl, os, pty, select, signal, struct, subprocess, sys, termios, time, tempfile, statistics
+NVTOP_BIN=${NVTOP:-}
+if [ -z "$NVTOP_BIN" ] && [ -n "${NVTOP_SRC:-}" ]; then
+    NVTOP_BIN=$(bash "$ROOT/bench/build-nvtop.sh" "$NVTOP_SRC" "$BUILD/peers/nvtop") || {
+        echo "bench/top.sh: could not build nvtop from $NVTOP_SRC (see above); measuring gpuscope alone" >&2
+        NVTOP_BIN=""
+    }
+fi
+exec python3 - "$ROOT" "$BUILD" "$NVTOP_BIN" <<'PY'
+import fcntl, os, pty, select, shutil, signal, struct, subprocess, sys, termios, time, tempfile, statistics
 
-ROOT, BUILD = sys.argv[1], sys.argv[2]
-WINDOW_1S = float(os.environ.get("GS_BENCH_WINDOW_S", "20"))
-HZ = os.sysconf("SC_CLK_TCK")
+ROOT, BUILD, NVTOP = sys.argv[1], sys.argv[2], sys.argv[3]
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import nvml_counters  # noqa: E402
 
-sleepers = [subprocess.Popen(["sleep", "3600"]) for _ in range(64)]
+WINDOW = float(os.environ.get("GS_BENCH_WINDOW_S", "30"))
+COLS, ROWS = 200, 60
+NGPUS = 8
+if not shutil.which("tmux"):
+    raise SystemExit("bench/top.sh: tmux is needed (apt-get install tmux)")
+
+sleepers = [subprocess.Popen(["sleep", "3600"]) for _ in range(NGPUS * 64)]
 tmp = tempfile.mkdtemp(prefix="gs-bench-top-")
-env = dict(os.environ, GPUSCOPE_NVML_LIB=f"{BUILD}/sim/current/libnvidia-ml.so.1",
+SOCK = f"gsbench{os.getpid()}"
+LIBDIR = f"{BUILD}/sim/current"
+env = dict(os.environ, GPUSCOPE_NVML_LIB=f"{LIBDIR}/libnvidia-ml.so.1", LD_LIBRARY_PATH=LIBDIR,
            GPUSCOPE_SIM_SCENARIO="bench-8x64", GPUSCOPE_SIM_SCENARIO_DIR=f"{ROOT}/sim/scenarios",
            GPUSCOPE_SIM_PIDS=",".join(str(p.pid) for p in sleepers), XDG_CONFIG_HOME=tmp,
-           TERM="xterm-256color", LANG="C.UTF-8", LC_ALL="C.UTF-8")
-env.pop("NO_COLOR", None)
+           HOME=tmp, TERM="xterm-256color", LANG="C.UTF-8", LC_ALL="C.UTF-8")
+for k in ("NO_COLOR", "GPUSCOPE_SIM_FAULTS", "GPUSCOPE_SIM_CLOCK", "GPUSCOPE_SIM_STATS", "TMUX"):
+    env.pop(k, None)
 
 
-class Top:
-    def __init__(self, interval):
-        self.timef = os.path.join(tmp, "time.txt")
-        argv = ["/usr/bin/time", "-v", "-o", self.timef, f"{BUILD}/gpuscope", "top", "--no-save",
-                "-d", str(interval)]
-        self.pid, self.fd = pty.fork()
-        if self.pid == 0:
-            fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 200, 0, 0))
-            os.execve(argv[0], argv, env)
-        fcntl.ioctl(self.fd, termios.TIOCSWINSZ, struct.pack("HHHH", 60, 200, 0, 0))
-        self.buf = b""
-        self.read_until(b"PID", 15)
-        self.gs = self.find_child()
+def tmux(*args):
+    return subprocess.run(["tmux", "-L", SOCK, *args], env=env, check=True,
+                          stdout=subprocess.PIPE, text=True).stdout
 
-    def find_child(self):
-        for _ in range(100):
-            try:
-                with open(f"/proc/{self.pid}/task/{self.pid}/children") as f:
-                    kids = f.read().split()
-                if kids:
-                    return int(kids[0])
-            except OSError:
-                pass
-            time.sleep(0.01)
-        raise SystemExit("cannot find gpuscope's PID")
 
-    def drain(self, timeout=0.0):
-        r, _, _ = select.select([self.fd], [], [], timeout)
-        if r:
-            try:
-                data = os.read(self.fd, 65536)
-            except OSError:
-                return b""
-            self.buf = (self.buf + data)[-65536:]
-            return data
-        return b""
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
 
-    def read_until(self, needle, timeout):
-        end = time.monotonic() + timeout
-        seen = b""
-        while time.monotonic() < end:
-            seen += self.drain(0.01)
-            if needle in seen:
-                return True
-        raise SystemExit(f"timed out waiting for {needle!r}")
 
-    def cpu(self):
-        with open(f"/proc/{self.gs}/stat") as f:
-            fields = f.read().rsplit(")", 1)[1].split()
-        ticks = int(fields[11]) + int(fields[12])
-        ns = 0
-        for t in os.listdir(f"/proc/{self.gs}/task"):
-            try:
-                with open(f"/proc/{self.gs}/task/{t}/schedstat") as f:
-                    ns += int(f.read().split()[0])
-            except OSError:
-                pass
-        return ticks, ns
+def schedstat_ns(pid):
+    ns = 0
+    for t in os.listdir(f"/proc/{pid}/task"):
+        try:
+            with open(f"/proc/{pid}/task/{t}/schedstat") as f:
+                ns += int(f.read().split()[0])
+        except OSError:
+            pass
+    return ns
+
+
+def vmhwm_mib(pid):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024.0
+    return float("nan")
+
+
+class Tool:
+    """One program in its own tmux session, with its own counter file."""
+
+    def __init__(self, name, argv, ready):
+        self.name = name
+        self.counters = os.path.join(tmp, f"{name}.counters")
+        cmd = " ".join(["exec", "env", f"GPUSCOPE_SIM_COUNTERS={self.counters}", *argv])
+        tmux("new-session", "-d", "-s", name, "-x", str(COLS), "-y", str(ROWS), cmd)
+        self.pid = int(tmux("display-message", "-p", "-t", name, "#{pane_pid}").strip())
+        end = time.monotonic() + 20
+        while ready not in tmux("capture-pane", "-p", "-t", name):
+            if time.monotonic() > end:
+                raise SystemExit(f"bench/top.sh: {name} did not draw its screen")
+            time.sleep(0.1)
+
+    def look(self):
+        return time.monotonic(), schedstat_ns(self.pid), nvml_counters.read(self.counters)
 
     def quit(self):
-        os.write(self.fd, b"q")
-        end = time.monotonic() + 10
-        while time.monotonic() < end:
-            self.drain(0.05)
-            pid, _ = os.waitpid(self.pid, os.WNOHANG)
-            if pid:
-                break
-        with open(self.timef) as f:
-            for line in f:
-                if "Maximum resident set size" in line:
-                    return int(line.split(":")[1]) / 1024.0
-        return float("nan")
+        rss = vmhwm_mib(self.pid)
+        tmux("send-keys", "-t", self.name, "q")
+        end = time.monotonic() + 5
+        while time.monotonic() < end and os.path.exists(f"/proc/{self.pid}"):
+            time.sleep(0.05)
+        return rss
 
 
-def cpu_per_refresh(interval, window):
-    top = Top(interval)
-    end = time.monotonic() + 2
-    while time.monotonic() < end:  # warm up: caches, first ticks
-        top.drain(0.05)
-    t0, n0 = top.cpu()
-    start = time.monotonic()
-    while time.monotonic() - start < window:
-        top.drain(0.05)
-    t1, n1 = top.cpu()
-    elapsed = time.monotonic() - start
-    refreshes = elapsed / interval
-    rss = top.quit()
-    stat_ms = (t1 - t0) * 1000.0 / HZ / refreshes
-    sched_ms = (n1 - n0) / 1e6 / refreshes
-    return stat_ms, sched_ms, rss, refreshes
+def figures(a, b, rss):
+    t0, ns0, c0 = a
+    t1, ns1, c1 = b
+    calls = nvml_counters.delta(c1, c0)
+    refreshes = calls.get("nvmlDeviceGetUtilizationRates", 0) / NGPUS
+    if refreshes <= 0:
+        return None
+    return {"cpu_ms": (ns1 - ns0) / 1e6 / refreshes, "rps": refreshes / (t1 - t0),
+            "calls": sum(calls.values()) / refreshes / NGPUS, "rss": rss,
+            "per_fn": {k: v / refreshes / NGPUS for k, v in calls.items()}}
+
+
+def side_by_side(interval):
+    """Both tools at once; returns ({tool: figures}, load before, load after)."""
+    tools = [Tool("gpuscope", [f"{BUILD}/gpuscope", "top", "--no-save", "-d", str(interval)], "PID")]
+    if NVTOP:
+        tools.append(Tool("nvtop", [NVTOP, "-d", str(max(1, round(interval * 10)))], "PID"))
+    time.sleep(3)  # warm up: caches, first ticks, charts filling
+    la0 = loadavg()
+    first = [t.look() for t in tools]
+    time.sleep(WINDOW)
+    last = [t.look() for t in tools]
+    la1 = loadavg()
+    out = {t.name: figures(a, b, t.quit()) for t, a, b in zip(tools, first, last)}
+    return out, la0, la1
 
 
 def key_latency(n=30):
-    top = Top(1.0)
+    """Key press to redrawn screen: bytes on the pty, no tmux in between."""
+    argv = [f"{BUILD}/gpuscope", "top", "--no-save", "-d", "1"]
+    pid, fd = pty.fork()
+    if pid == 0:
+        fcntl.ioctl(0, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+        os.execve(argv[0], argv, env)
+    fcntl.ioctl(fd, termios.TIOCSWINSZ, struct.pack("HHHH", ROWS, COLS, 0, 0))
+
+    def read_until(needle, timeout):
+        end, seen = time.monotonic() + timeout, b""
+        while time.monotonic() < end:
+            r, _, _ = select.select([fd], [], [], 0.01)
+            if r:
+                try:
+                    seen += os.read(fd, 65536)
+                except OSError:
+                    break
+                if needle in seen:
+                    return
+        raise SystemExit(f"bench/top.sh: timed out waiting for {needle!r}")
+
+    def drain():
+        while select.select([fd], [], [], 0)[0]:
+            try:
+                os.read(fd, 65536)
+            except OSError:
+                return
+
+    read_until(b"PID", 15)
     lat = []
-    for i in range(n):
+    for _ in range(n):
         time.sleep(0.15)
-        top.drain(0.0)
+        drain()
         t0 = time.monotonic()
-        os.write(top.fd, b"?")
-        top.read_until(b"this help", 5)
+        os.write(fd, b"?")
+        read_until(b"this help", 5)
         lat.append((time.monotonic() - t0) * 1000)
         time.sleep(0.1)
+        drain()
         t0 = time.monotonic()
-        os.write(top.fd, b"x")
-        top.read_until(b"F1 Help", 5)
+        os.write(fd, b"x")
+        read_until(b"F1 Help", 5)
         lat.append((time.monotonic() - t0) * 1000)
-    top.quit()
-    return lat
+    os.write(fd, b"q")
+    os.waitpid(pid, 0)
+    return sorted(lat)
+
+
+def fmt(v, spec):
+    return "-" if v is None else format(v, spec)
+
+
+def ratio(a, b):
+    return None if a is None or b is None or b == 0 else a / b
 
 
 try:
-    s1, n1, rss1, r1 = cpu_per_refresh(1.0, WINDOW_1S)
-    print(f"top 8x64 @1s:    CPU per refresh {n1:.3f} ms (schedstat), {s1:.2f} ms (/proc stat ticks), "
-          f"{r1:.0f} refreshes; peak RSS {rss1:.1f} MiB   [target <= 1.5 ms, <= 8 MiB]")
-    s2, n2, rss2, r2 = cpu_per_refresh(0.1, WINDOW_1S / 2)
-    print(f"top 8x64 @100ms: CPU per refresh {n2:.3f} ms (schedstat), {s2:.2f} ms (/proc stat ticks), "
-          f"{r2:.0f} refreshes; peak RSS {rss2:.1f} MiB   [target <= 1.5 ms, <= 8 MiB]")
+    # A session that lives until the end: when a round's tools quit, the tmux server would exit
+    # with its last session, and the next round's new-session could meet it exiting.
+    tmux("new-session", "-d", "-s", "keep", "-x", str(COLS), "-y", str(ROWS), "exec sleep 100000")
+    print(f"gpuscope top vs nvtop: bench-8x64 (8 GPUs x 64 live PIDs), {COLS}x{ROWS} tmux, "
+          f"both at once for {WINDOW:.0f} s per interval, simulator {LIBDIR}")
+    print(f"nvtop: {NVTOP or 'not given (set NVTOP=binary or NVTOP_SRC=source dir): gpuscope alone'}")
+    print(f"machine: {os.uname().sysname} {os.uname().release}, {os.cpu_count()} CPUs")
+    results = {}
+    for interval in (1.0, 0.1):
+        results[interval] = side_by_side(interval)
+    print()
+    print(f"{'figure':<40}{'gpuscope':>10}{'nvtop':>10}{'ratio':>8}  {'target':<18}{'load avg (start / end)'}")
+    ok = True
+    for interval, (res, la0, la1) in results.items():
+        gs, nv = res.get("gpuscope"), res.get("nvtop")
+        tag = "1 s" if interval == 1.0 else "100 ms"
+        rows = [("CPU per refresh (ms)", "cpu_ms", ".3f", 0.33, "<= 0.33x nvtop"),
+                ("refreshes per second", "rps", ".2f", None, ""),
+                ("NVML calls per GPU per refresh", "calls", ".1f", None, "<= 24"),
+                ("peak RSS (MiB)", "rss", ".1f", None, "<= 8 MiB")]
+        for label, key, spec, rmax, target in rows:
+            a = gs and gs[key]
+            b = nv and nv[key] if nv else None
+            r = ratio(a, b)
+            print(f"{label + ' @' + tag:<40}{fmt(a, spec):>10}{fmt(b, spec):>10}"
+                  f"{fmt(r, '.2f') if nv else 'no nvtop':>8}  {target:<18}{la0} / {la1}")
+            if key == "cpu_ms" and r is not None and r > rmax:
+                ok = False
+            if key == "calls" and a is not None and a > 24:
+                ok = False
+            if key == "rss" and a is not None and a > 8:
+                ok = False
+    print()
+    res, _, _ = results[1.0]
+    names = sorted(set().union(*[set(v["per_fn"]) for v in res.values() if v]))
+    print("NVML calls per GPU per refresh @1 s, by function (simulator counters):")
+    print(f"  {'function':<52}{'gpuscope':>10}{'nvtop':>10}")
+    for n in names:
+        g = res.get("gpuscope") and res["gpuscope"]["per_fn"].get(n)
+        v = res.get("nvtop") and res["nvtop"]["per_fn"].get(n)
+        print(f"  {n:<52}{fmt(g, '.2f'):>10}{fmt(v, '.2f'):>10}")
+    print()
     lat = key_latency()
-    lat.sort()
     print(f"top key to screen: median {statistics.median(lat):.1f} ms, p95 {lat[int(len(lat) * 0.95) - 1]:.1f} ms, "
-          f"max {lat[-1]:.1f} ms over {len(lat)} keys   [target <= 20 ms]")
+          f"max {lat[-1]:.1f} ms over {len(lat)} keys   [target <= 20 ms]; load average {loadavg()}")
+    print("top targets:", "all met" if ok else "NOT all met")
 finally:
+    subprocess.run(["tmux", "-L", SOCK, "kill-server"], stderr=subprocess.DEVNULL)
     for p in sleepers:
         p.kill()
         p.wait()
+    shutil.rmtree(tmp, ignore_errors=True)
 PY

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fuzz_proc_stat.c - libFuzzer harness for gs_hostproc_parse_stat (the
- * /proc/PID/stat parser). The input is not NUL-terminated: the parser must
+ * fuzz_proc_stat.c - libFuzzer harness for gs_proc_stat_parse (lib/procstat.h,
+ * the one /proc/PID/stat parser). The input is not NUL-terminated: the parser must
  * stay inside [data, data + size). On success the fields must be sane.
  */
 #include <stddef.h>
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/hostproc.h"
+#include "lib/procstat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         return 0;
     if (size)
         memcpy(buf, data, size);
-    if (gs_hostproc_parse_stat(buf, size, &st) == 0) {
+    if (gs_proc_stat_parse(buf, size, &st) == 0) {
         if (strnlen(st.comm, sizeof(st.comm)) >= sizeof(st.comm))
             abort();
     } else if (st.cpu_ticks || st.start_ticks || st.rss_pages || st.comm[0]) {

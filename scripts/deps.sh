@@ -8,8 +8,20 @@
 set -euo pipefail
 
 BUILD_PKGS=(gcc make pkg-config libjansson-dev libmicrohttpd-dev libcrypt-dev libncurses-dev libsqlite3-dev
-    libcurl4-gnutls-dev)
-TEST_PKGS=(libcmocka-dev clang python3 procps time prometheus curl tmux wrk openssl sqlite3 chromium jq bc file)
+    libcurl4-gnutls-dev libgnutls28-dev  # serve: TLS options (src/serve/webtls.c)
+    libprotobuf-c-dev protobuf-c-compiler libnghttp2-dev  # serve: the kubelet's pod-resources API (src/k8s/)
+    libxml2-dev)  # 9a: gpuscope smi -q -x (module smixml.so)
+TEST_PKGS=(libcmocka-dev clang python3 procps time prometheus curl tmux wrk openssl sqlite3 chromium jq bc file
+    libnss-wrapper faketime  # 9b: the gpustat tests run on fixture users (nss_wrapper) at a capture's time
+    python3-psutil python3-blessed python3-six python3-pkg-resources  # 9b: Debian's gpustat (tests/gpustat-debian.sh)
+    python3-grpcio python3-protobuf protobuf-compiler  # the kubelet fixture server (tests/fixtures/kubelet/)
+    prometheus-alertmanager)  # 12: watch against a real Alertmanager (tests/alertmanager.sh)
+# 13: the Python hook's tests: PyTorch's CPU build (~46 MiB download, under a minute to install) and austin
+TEST_PKGS+=(python3-torch austin)
+# 14: man pages linted (mandoc, man-db), completions driven in bash, fish and zsh (tests/cli/0154..0156)
+TEST_PKGS+=(mandoc man-db bash-completion fish zsh)
+# 14: make deb and its test (tests/deb.sh): dpkg-buildpackage, dh, lintian
+TEST_PKGS+=(dpkg-dev debhelper lintian)
 
 missing=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }

@@ -19,16 +19,12 @@
 #include "backend/nvidia/nvml_abi.h"
 #include "scenario_int.h"
 
-#define SCN_MAX_WORDS 96
-
 int gs_scn_err(struct gs_scn_ctx *c, const char *fmt, ...)
 {
-    char what[GS_SCN_ERR_LEN];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(what, sizeof(what), fmt, ap);
+    gs_scn_where_verr(&c->at, fmt, ap);
     va_end(ap);
-    snprintf(c->err, c->errlen, "%s:%d: %s", c->fname, c->line, what);
     return -1;
 }
 
@@ -44,6 +40,19 @@ static const struct scn_enum scn_brand[] = {
     {"geforce_rtx", 15}, {"titan_rtx", 16}, {NULL, 0}};
 static const struct scn_enum scn_cmode[] = {
     {"default", 0}, {"exclusive_thread", 1}, {"prohibited", 2}, {"exclusive_process", 3}, {NULL, 0}};
+static const struct scn_enum scn_recovery[] = {
+    {"none", 0}, {"reset", 1}, {"reboot", 2}, {"drain_p2p", 3}, {"drain_and_reset", 4}, {NULL, 0}};
+static const struct scn_enum scn_fabric_state[] = {
+    {"none", 0}, {"not_started", 1}, {"in_progress", 2}, {"completed", 3}, {NULL, 0}};
+static const struct scn_enum scn_addressing[] = {{"none", 0}, {"hmm", 1}, {"ats", 2}, {NULL, 0}};
+/* NVML's memory locations as bits; joined with | like throttle reasons */
+static const struct scn_enum scn_ecc_locations[] = {
+    {"l1", 0x1}, {"l2", 0x2}, {"dram", 0x4}, {"register_file", 0x8}, {"texture", 0x10},
+    {"texture_shm", 0x20}, {"cbu", 0x40}, {"sram", 0x80}, {"all", 0xFF}, {"none", 0}, {NULL, 0}};
+/* NVML_PCIE_ATOMICS_CAP_* bits; joined with | */
+static const struct scn_enum scn_pcie_atomics[] = {
+    {"fetchadd32", 0x1}, {"fetchadd64", 0x2}, {"swap32", 0x4}, {"swap64", 0x8}, {"cas32", 0x10},
+    {"cas64", 0x20}, {"cas128", 0x40}, {"none", 0}, {NULL, 0}};
 const struct scn_enum gs_scn_throttle_names[] = {
     {"none", 0}, {"gpu_idle", 0x1}, {"app_clocks", 0x2}, {"sw_power_cap", 0x4},
     {"hw_slowdown", 0x8}, {"sync_boost", 0x10}, {"sw_thermal", 0x20}, {"hw_thermal", 0x40},
@@ -132,13 +141,72 @@ static const struct {
     {"remapped_unc", GS_SCN_N_REMAP_UNC, "0", NULL},
     {"remap_pending", GS_SCN_N_REMAP_PENDING, "0", NULL},
     {"remap_failure", GS_SCN_N_REMAP_FAILURE, "0", NULL},
+    /* throttle time, NVLink and fan range (health counters) */
+    {"fan_min", GS_SCN_N_FAN_MIN, "30", NULL},
+    {"fan_max", GS_SCN_N_FAN_MAX, "100", NULL},
+    {"nvlink_down", GS_SCN_N_NVLINK_DOWN, "0", NULL},
+    {"nvlink_crc_flit", GS_SCN_N_NVLINK_CRC_FLIT, "0", NULL},
+    {"nvlink_crc_data", GS_SCN_N_NVLINK_CRC_DATA, "0", NULL},
+    {"nvlink_replay", GS_SCN_N_NVLINK_REPLAY, "0", NULL},
+    {"nvlink_recovery", GS_SCN_N_NVLINK_RECOVERY, "0", NULL},
+    {"viol_board_limit", GS_SCN_N_VIOL_BOARD_LIMIT, "0", NULL},
+    {"viol_reliability", GS_SCN_N_VIOL_RELIABILITY, "0", NULL},
+    {"aer_cor", GS_SCN_N_AER_COR, "0", NULL},
+    {"aer_nonfatal", GS_SCN_N_AER_NONFATAL, "0", NULL},
+    {"aer_fatal", GS_SCN_N_AER_FATAL, "0", NULL},
+    {"jpg", GS_SCN_N_JPG, "0", NULL},
+    {"ofa", GS_SCN_N_OFA, "0", NULL},
+    {"enc_sessions", GS_SCN_N_ENC_SESSIONS, "0", NULL},
+    {"enc_fps", GS_SCN_N_ENC_FPS, "0", NULL},
+    {"enc_latency", GS_SCN_N_ENC_LATENCY, "0", NULL},
+    {"temp_tlimit", GS_SCN_N_TEMP_TLIMIT, "add(temp_gpu_max, mul(temp, -1))", NULL},
+    {"power_instant", GS_SCN_N_POWER_INSTANT, "power", NULL},
+    {"accounting", GS_SCN_N_ACCOUNTING, "off", NULL},
+    {"accounting_buffer", GS_SCN_N_ACCT_BUFFER, "4000", NULL},
+    {"prot_mem_total", GS_SCN_N_PROT_MEM_TOTAL, "0", NULL},
+    {"prot_mem_used", GS_SCN_N_PROT_MEM_USED, "0", NULL},
+    {"recovery", GS_SCN_N_RECOVERY, "0", scn_recovery},
+    {"edpp", GS_SCN_N_EDPP, "100", NULL},
+    {"gsp", GS_SCN_N_GSP, "on", NULL},
+    {"gsp_default", GS_SCN_N_GSP_DEFAULT, "gsp", NULL},
+    {"addressing", GS_SCN_N_ADDRESSING, "0", scn_addressing},
+    {"ecc_locations", GS_SCN_N_ECC_LOCATIONS, "0x84", scn_ecc_locations},
+    {"pci_class", GS_SCN_N_PCI_CLASS, "3", NULL},
+    {"pci_subclass", GS_SCN_N_PCI_SUBCLASS, "2", NULL},
+    {"memory_free", GS_SCN_N_MEM_FREE, "-1", NULL}, /* -1: total - reserved - used */
+    {"fabric_state", GS_SCN_N_FABRIC_STATE, "0", scn_fabric_state},
+    {"fabric_clique", GS_SCN_N_FABRIC_CLIQUE, "0", NULL},
+    {"platform_slot", GS_SCN_N_PLATFORM_SLOT, "0", NULL},
+    {"platform_tray", GS_SCN_N_PLATFORM_TRAY, "0", NULL},
+    {"platform_host_id", GS_SCN_N_PLATFORM_HOST, "1", NULL},
+    {"platform_peer_type", GS_SCN_N_PLATFORM_PEER, "0", NULL},
+    {"platform_module_id", GS_SCN_N_PLATFORM_MODULE, "1", NULL},
+    {"c2c", GS_SCN_N_C2C, "off", NULL},
+    {"pcie_replay_rollover", GS_SCN_N_PCIE_ROLLOVER, "0", NULL},
+    {"pcie_atomics_out", GS_SCN_N_PCIE_ATOMICS_OUT, "-1", scn_pcie_atomics}, /* -1: not supported */
+    {"pcie_atomics_in", GS_SCN_N_PCIE_ATOMICS_IN, "-1", scn_pcie_atomics},
+    {"power_memory", GS_SCN_N_POWER_MEMORY, "-1", NULL},                   /* -1: not supported */
+    /* profiling (GPM) activity follows utilization unless given (area 10c) */
+    {"gr_active", GS_SCN_N_GR_ACTIVE, "util", NULL},
+    {"sm_active", GS_SCN_N_SM_ACTIVE, "mul(gr_active, 0.93)", NULL},
+    {"sm_occupancy", GS_SCN_N_SM_OCCUPANCY, "mul(sm_active, 0.42)", NULL},
+    {"tensor_active", GS_SCN_N_TENSOR_ACTIVE, "mul(sm_active, 0.55)", NULL},
+    {"dram_active", GS_SCN_N_DRAM_ACTIVE, "mem_util", NULL},
+    {"fp64_active", GS_SCN_N_FP64_ACTIVE, "0", NULL},
+    {"fp32_active", GS_SCN_N_FP32_ACTIVE, "mul(sm_active, 0.12)", NULL},
+    {"fp16_active", GS_SCN_N_FP16_ACTIVE, "mul(sm_active, 0.06)", NULL},
+    {"nvlink_tx", GS_SCN_N_NVLINK_TX, "0", NULL},
+    {"nvlink_rx", GS_SCN_N_NVLINK_RX, "0", NULL},
 };
 #define SCN_NNUMS (sizeof(scn_nums) / sizeof(scn_nums[0]))
 _Static_assert(sizeof(scn_nums) / sizeof(scn_nums[0]) == GS_SCN_N__COUNT, "one row per attribute");
 
 static const char *const scn_strs[GS_SCN_S__COUNT] = {
     [GS_SCN_S_NAME] = "name", [GS_SCN_S_UUID] = "uuid", [GS_SCN_S_SERIAL] = "serial",
-    [GS_SCN_S_VBIOS] = "vbios", [GS_SCN_S_PART_NUMBER] = "part_number"};
+    [GS_SCN_S_VBIOS] = "vbios", [GS_SCN_S_PART_NUMBER] = "part_number",
+    [GS_SCN_S_INFOROM_IMG] = "inforom_img", [GS_SCN_S_INFOROM_OEM] = "inforom_oem",
+    [GS_SCN_S_INFOROM_ECC] = "inforom_ecc", [GS_SCN_S_INFOROM_PWR] = "inforom_pwr",
+    [GS_SCN_S_CHASSIS_SERIAL] = "chassis_serial", [GS_SCN_S_PDI] = "pdi"};
 
 int gs_scn_num_code(const char *name)
 {
@@ -174,52 +242,8 @@ void gs_scn_free(struct gs_scn *s)
     gs_scn_arena_release(s->arena);
     free(s->procs);
     free(s->events);
+    free(s->migs);
     free(s);
-}
-
-/* ---- tokenizer ---------------------------------------------------------------------- */
-
-/* Split a logical line in place into words. A word ends at blank space outside
- * quotes and parentheses; quotes are removed ("a b" -> a b, \" and \\ escape).
- * '#' outside quotes ends the line. Returns the word count or -1. */
-static int scn_split(struct gs_scn_ctx *c, char *line, char **words)
-{
-    int n = 0;
-    char *r = line, *w = line;
-    while (*r) {
-        while (*r == ' ' || *r == '\t' || *r == '\r')
-            r++;
-        if (!*r || *r == '#')
-            break;
-        if (n == SCN_MAX_WORDS)
-            return gs_scn_err(c, "too many words on one line (at most %d)", SCN_MAX_WORDS);
-        words[n++] = w;
-        int depth = 0, quoted = 0;
-        while (*r && (quoted || depth > 0 || (*r != ' ' && *r != '\t' && *r != '\r' && *r != '#'))) {
-            if (*r == '"') {
-                quoted = !quoted;
-                r++;
-                continue;
-            }
-            if (quoted && *r == '\\' && (r[1] == '"' || r[1] == '\\'))
-                r++;
-            else if (!quoted && *r == '(')
-                depth++;
-            else if (!quoted && *r == ')')
-                depth--;
-            *w++ = *r++;
-        }
-        if (quoted)
-            return gs_scn_err(c, "unterminated \"quoted string\"");
-        if (depth > 0)
-            return gs_scn_err(c, "unbalanced '(' in '%s'", words[n - 1]);
-        char *end = w;
-        if (*r)
-            r++;
-        *end = '\0';
-        w = end + 1; /* never passes r except at the very end */
-    }
-    return n;
 }
 
 /* ---- helpers ------------------------------------------------------------------------- */
@@ -227,7 +251,7 @@ static int scn_split(struct gs_scn_ctx *c, char *line, char **words)
 int gs_scn_value_in(struct gs_scn_ctx *c, const char *text, struct gs_scn_expr **out)
 {
     char verr[GS_SCN_ERR_LEN];
-    if (gs_scn_parse_value(c->s, text, (unsigned)c->line * 2654435761u ^ c->s->seed, out, verr,
+    if (gs_scn_parse_value(c->s, text, (unsigned)c->at.line * 2654435761u ^ c->s->seed, out, verr,
                            sizeof(verr)) < 0)
         return gs_scn_err(c, "%s", verr);
     return 0;
@@ -248,6 +272,8 @@ int gs_scn_enum_value(const struct scn_enum *names, const char *text, double *ou
 {
     double acc = 0;
     char buf[128];
+    /* bit masks: a|b|c ORs the bits (any other enum takes one name) */
+    int mask = names == gs_scn_throttle_names || names == scn_ecc_locations || names == scn_pcie_atomics;
     snprintf(buf, sizeof(buf), "%s", text);
     for (char *tok = buf, *next; tok; tok = next) {
         next = strchr(tok, '|');
@@ -256,9 +282,8 @@ int gs_scn_enum_value(const struct scn_enum *names, const char *text, double *ou
         int found = 0;
         for (int i = 0; names[i].name && !found; i++)
             if (strcasecmp(names[i].name, tok) == 0) {
-                acc = names == gs_scn_throttle_names ? (double)((unsigned long long)acc |
-                                                       (unsigned long long)names[i].value)
-                                            : names[i].value;
+                acc = mask ? (double)((unsigned long long)acc | (unsigned long long)names[i].value)
+                           : names[i].value;
                 found = 1;
             }
         if (!found)
@@ -324,6 +349,7 @@ static int scn_gpu_create(struct gs_scn_ctx *c, int idx)
     unsigned bus = idx < 8 ? scn_dgx_bus[idx] : 0x01u + (unsigned)idx * 3u;
     memset(g, 0, sizeof(*g));
     g->lost_at = INFINITY;
+    g->back_at = INFINITY;
     for (size_t i = 0; i < SCN_NNUMS; i++)
         if (scn_nums[i].def && gs_scn_value_in(c, scn_nums[i].def, &g->num[scn_nums[i].num]) < 0)
             return -1;
@@ -360,6 +386,32 @@ static int scn_unsupported(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const cha
     return 0;
 }
 
+/* deprecated=display_mode,power_mode,app_clocks,reset_status (or none) */
+static int scn_deprecated(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const char *list)
+{
+    static const char *const names[GS_SCN_D__COUNT] = {"display_mode", "power_mode", "app_clocks",
+                                                       "reset_status"};
+    char buf[256];
+    char *save = NULL;
+
+    if (snprintf(buf, sizeof(buf), "%s", list) >= (int)sizeof(buf))
+        return gs_scn_err(c, "deprecated=: list too long");
+    g->deprecated = 0;
+    g->deprecated_set = 1;
+    for (char *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+        int k = -1;
+        for (int i = 0; i < GS_SCN_D__COUNT; i++)
+            if (strcmp(names[i], t) == 0)
+                k = i;
+        if (k < 0 && strcmp(t, "none") != 0)
+            return gs_scn_err(c, "unknown call '%s' in deprecated= (display_mode, power_mode, app_clocks, "
+                                 "reset_status, none)", t);
+        if (k >= 0)
+            g->deprecated |= 1u << k;
+    }
+    return 0;
+}
+
 static int scn_gpu_num(struct gs_scn_ctx *c, struct gs_scn_gpu *g, int ni, const char *v)
 {
     double k;
@@ -373,6 +425,8 @@ static int scn_gpu_special(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const cha
     double x;
     if (strcmp(k, "unsupported") == 0)
         return scn_unsupported(c, g, v);
+    if (strcmp(k, "deprecated") == 0)
+        return scn_deprecated(c, g, v);
     if (strcmp(k, "handle_error") == 0) {
         int code = gs_scn_error_code(v);
         if (code <= 0)
@@ -380,10 +434,10 @@ static int scn_gpu_special(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const cha
         g->handle_error = code;
         return 0;
     }
-    if (strcmp(k, "lost_at") == 0) {
+    if (strcmp(k, "lost_at") == 0 || strcmp(k, "back_at") == 0) {
         if (gs_scn_const(c, k, v, &x) < 0)
             return -1;
-        g->lost_at = x;
+        *(k[0] == 'l' ? &g->lost_at : &g->back_at) = x;
         return 0;
     }
     if (strcmp(k, "cc") == 0) {
@@ -395,6 +449,24 @@ static int scn_gpu_special(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const cha
                : scn_const_expr(c, min, &g->num[GS_SCN_N_CC_MINOR]);
     }
     return 1; /* not special */
+}
+
+int gs_scn_gpu_num_default(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const char *k)
+{
+    for (size_t i = 0; i < SCN_NNUMS; i++)
+        if (strcmp(scn_nums[i].key, k) == 0) {
+            g->num[scn_nums[i].num] = NULL;
+            return scn_nums[i].def ? gs_scn_value_in(c, scn_nums[i].def, &g->num[scn_nums[i].num]) : 0;
+        }
+    return 1;
+}
+
+int gs_scn_gpu_num_attr(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const char *k, const char *v)
+{
+    for (size_t i = 0; i < SCN_NNUMS; i++)
+        if (strcmp(scn_nums[i].key, k) == 0)
+            return scn_gpu_num(c, g, (int)i, v);
+    return 1;
 }
 
 static int scn_gpu_attr(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const char *k, const char *v)
@@ -511,6 +583,41 @@ static int scn_line_system(struct gs_scn_ctx *c, char **w, int n)
     return 0;
 }
 
+/* pcidev bus=0x3b [domain=0] [device=0] [pci_device_id=0x2330]: on the bus (sysfs), not in NVML. */
+static int scn_line_pcidev(struct gs_scn_ctx *c, char **w, int n)
+{
+    if (c->s->npcidevs == GS_SCN_MAX_PCIDEVS)
+        return gs_scn_err(c, "pcidev: at most %d", GS_SCN_MAX_PCIDEVS);
+    struct gs_scn_pcidev *d = &c->s->pcidevs[c->s->npcidevs];
+    memset(d, 0, sizeof(*d));
+    d->device_id = 0x2330;
+    int bus = 0;
+    for (int j = 1; j < n; j++) {
+        char *eq = strchr(w[j], '='), *end;
+        if (!eq)
+            return gs_scn_err(c, "pcidev: expected key=value, got '%s'", w[j]);
+        unsigned long v = strtoul(eq + 1, &end, 0);
+        if (end == eq + 1 || *end)
+            return gs_scn_err(c, "pcidev: bad number '%s'", eq + 1);
+        *eq = '\0';
+        if (!strcmp(w[j], "bus"))
+            d->bus = (unsigned)v, bus = 1;
+        else if (!strcmp(w[j], "domain"))
+            d->domain = (unsigned)v;
+        else if (!strcmp(w[j], "device"))
+            d->device = (unsigned)v;
+        else if (!strcmp(w[j], "pci_device_id"))
+            d->device_id = (unsigned)v & 0xffff;
+        else
+            return gs_scn_err(c, "pcidev: unknown key '%s' (bus domain device pci_device_id)", w[j]);
+        *eq = '=';
+    }
+    if (!bus || d->bus > 0xff)
+        return gs_scn_err(c, "pcidev: needs bus=0x00..0xff");
+    c->s->npcidevs++;
+    return 0;
+}
+
 static int scn_line_name(struct gs_scn_ctx *c, char **w, int n)
 {
     if (n != 2 || strlen(w[1]) >= sizeof(c->s->name))
@@ -521,10 +628,11 @@ static int scn_line_name(struct gs_scn_ctx *c, char **w, int n)
 
 /* ---- dispatch ----------------------------------------------------------------------------- */
 
-static int scn_line(struct gs_scn_ctx *c, char *line)
+static int scn_line(void *arg, char *line)
 {
-    char *w[SCN_MAX_WORDS];
-    int n = scn_split(c, line, w);
+    struct gs_scn_ctx *c = arg;
+    char *w[GS_SCN_MAX_WORDS];
+    int n = gs_scn_split(&c->at, line, w);
     if (n <= 0)
         return n;
     if (strcmp(w[0], "gpu") == 0)
@@ -535,11 +643,17 @@ static int scn_line(struct gs_scn_ctx *c, char *line)
         return gs_scn_line_at(c, w, n);
     if (strcmp(w[0], "fault") == 0)
         return gs_scn_line_fault(c, w, n);
+    if (strcmp(w[0], "mig") == 0)
+        return gs_scn_line_mig(c, w, n);
     if (strcmp(w[0], "system") == 0)
         return scn_line_system(c, w, n);
     if (strcmp(w[0], "name") == 0)
         return scn_line_name(c, w, n);
-    return gs_scn_err(c, "unknown directive '%.40s' (expected name, system, gpu, proc, at or fault)", w[0]);
+    if (strcmp(w[0], "pcidev") == 0)
+        return scn_line_pcidev(c, w, n);
+    if (strcmp(w[0], "cuda") == 0)
+        return gs_scn_line_cuda(c, w, n);
+    return gs_scn_err(c, "unknown directive '%.40s' (expected name, system, gpu, proc, mig, at, fault, pcidev or cuda)", w[0]);
 }
 
 static int scn_event_cmp(const void *a, const void *b)
@@ -553,67 +667,20 @@ static int scn_event_cmp(const void *a, const void *b)
 int gs_scn_parse_buf(struct gs_scn *s, const char *text, size_t len, const char *fname, char *err,
                      size_t errlen)
 {
-    struct gs_scn_ctx c = {.s = s, .fname = fname ? fname : "<scenario>", .err = err, .errlen = errlen};
-    char *buf = malloc(len + 1);
-    size_t pos = 0;
-    int rc = 0, lineno = 0;
-    if (!buf)
-        return gs_scn_err(&c, "out of memory");
-    while (pos < len && rc == 0) {
-        size_t o = 0;
-        c.line = lineno + 1;
-        for (;;) { /* one logical line: join '\'-continued physical lines */
-            lineno++;
-            while (pos < len && text[pos] != '\n')
-                buf[o++] = text[pos] ? text[pos] : ' ', pos++;
-            pos += pos < len;
-            while (o > 0 && (buf[o - 1] == '\r' || buf[o - 1] == ' ' || buf[o - 1] == '\t'))
-                o--;
-            if (o == 0 || buf[o - 1] != '\\' || pos >= len)
-                break;
-            buf[o - 1] = ' ';
-        }
-        buf[o] = '\0';
-        rc = scn_line(&c, buf);
-    }
-    free(buf);
+    struct gs_scn_ctx c = {.s = s, .at = {.fname = fname ? fname : "<scenario>", .err = err, .errlen = errlen}};
+    int rc = gs_scn_each_line(&c.at, text, len, scn_line, &c);
     qsort(s->events, (size_t)s->nevents, sizeof(s->events[0]), scn_event_cmp);
     return rc;
 }
 
 int gs_scn_parse_file(struct gs_scn *s, const char *path, char *err, size_t errlen)
 {
-    FILE *f = fopen(path, "r");
-    char *text = NULL;
-    size_t len = 0, cap = 0;
-    if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+    size_t len;
+    char *text = gs_scn_read_file(path, &len, err, errlen);
+    if (!text)
         return -1;
-    }
-    for (;;) {
-        if (cap - len < 4096) {
-            char *t = cap > (1u << 24) ? NULL : realloc(text, cap * 2 + 8192);
-            if (!t) {
-                fclose(f);
-                free(text);
-                snprintf(err, errlen, "%s: too large or out of memory", path);
-                return -1;
-            }
-            text = t;
-            cap = cap * 2 + 8192;
-        }
-        size_t got = fread(text + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    fclose(f);
-    if (!s->name[0]) {
-        const char *base = strrchr(path, '/');
-        base = base ? base + 1 : path;
-        size_t bl = strcspn(base, ".");
-        snprintf(s->name, sizeof(s->name), "%.*s", (int)(bl < 63 ? bl : 63), base);
-    }
+    if (!s->name[0])
+        gs_scn_default_name(path, s->name, sizeof(s->name));
     int rc = gs_scn_parse_buf(s, text, len, path, err, errlen);
     free(text);
     return rc;

@@ -105,6 +105,17 @@ static const char *const scn_features[GS_SCN_F__COUNT] = {
     [GS_SCN_F_CC] = "cc",             [GS_SCN_F_BRAND] = "brand",
     [GS_SCN_F_ARCH] = "arch",         [GS_SCN_F_MINOR] = "minor",
     [GS_SCN_F_POWER_MODE] = "power_mode",
+    /* -- simulator fidelity (9b) -- */
+    [GS_SCN_F_PROC_UTIL_INFO] = "proc_util_info",
+    [GS_SCN_F_VIOLATION] = "violation", [GS_SCN_F_NVLINK] = "nvlink", [GS_SCN_F_VIOL_HW] = "violation_hw",
+    [GS_SCN_F_POWER_AVERAGE] = "power_average", [GS_SCN_F_JPEG] = "jpeg",
+    [GS_SCN_F_OFA] = "ofa",           [GS_SCN_F_TLIMIT] = "tlimit",
+    [GS_SCN_F_SRAM_ECC] = "sram_ecc", [GS_SCN_F_CONF_COMPUTE] = "conf_compute",
+    [GS_SCN_F_EDPP] = "edpp",         [GS_SCN_F_INFOROM] = "inforom",
+    [GS_SCN_F_GSP] = "gsp",           [GS_SCN_F_ADDRESSING] = "addressing",
+    [GS_SCN_F_RECOVERY] = "recovery", [GS_SCN_F_ACCOUNTING] = "accounting",
+    [GS_SCN_F_PLATFORM] = "platform", [GS_SCN_F_C2C] = "c2c",
+    [GS_SCN_F_GPM] = "gpm",
 };
 
 int gs_scn_feature_code(const char *name)

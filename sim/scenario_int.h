@@ -10,14 +10,12 @@
 #include <stdint.h>
 
 #include "scenario.h"
+#include "scenario_read.h"
 
-/* Where the parser is: every message starts "<fname>:<line>: ". */
+/* Where the parser is: every message starts "<fname>:<line>: " (at). */
 struct gs_scn_ctx {
     struct gs_scn *s;
-    const char *fname;
-    int line;      /* first physical line of the logical line being parsed */
-    char *err;
-    size_t errlen;
+    struct gs_scn_where at;
 };
 
 struct scn_enum {
@@ -41,5 +39,11 @@ int gs_scn_selection(struct gs_scn_ctx *c, const char *text, int create, uint64_
 int gs_scn_line_proc(struct gs_scn_ctx *c, char **w, int n);
 int gs_scn_line_at(struct gs_scn_ctx *c, char **w, int n);
 int gs_scn_line_fault(struct gs_scn_ctx *c, char **w, int n);
+int gs_scn_line_mig(struct gs_scn_ctx *c, char **w, int n);
+/* Set one numeric GPU attribute by its key (a gpu line's key=value); 1: no such key. */
+int gs_scn_gpu_num_attr(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const char *k, const char *v);
+/* Reset one numeric GPU attribute to its default (NULL for derived ones); 1: no such key. */
+int gs_scn_gpu_num_default(struct gs_scn_ctx *c, struct gs_scn_gpu *g, const char *k);
+int gs_scn_line_cuda(struct gs_scn_ctx *c, char **w, int n); /* scenario_cuda.c */
 
 #endif /* GS_SIM_SCENARIO_INT_H */

@@ -74,6 +74,12 @@ static int scn_proc_attr(struct gs_scn_ctx *c, struct scn_proc_tmpl *t, const ch
         return scn_proc_pid(c, p, v);
     if (strcmp(k, "type") == 0)
         return scn_proc_types(c, v, &p->types);
+    if (strcmp(k, "group") == 0) {
+        if (strlen(v) > 63)
+            return gs_scn_err(c, "group= is too long");
+        p->group = gs_scn_arena_strdup(c->s, v, strlen(v));
+        return p->group ? 0 : gs_scn_err(c, "out of memory");
+    }
     if (strcmp(k, "name") == 0 || strcmp(k, "id") == 0) {
         if (strlen(v) > 255)
             return gs_scn_err(c, "%s= is too long", k);
@@ -198,8 +204,8 @@ static int scn_event_kind(struct gs_scn_ctx *c, struct gs_scn_event *ev, char **
         ev->arg = (unsigned long long)x;
         return 0;
     }
-    if (strcmp(k, "lost") == 0) {
-        ev->kind = GS_SCN_EV_LOST;
+    if (strcmp(k, "lost") == 0 || strcmp(k, "back") == 0) {
+        ev->kind = k[0] == 'l' ? GS_SCN_EV_LOST : GS_SCN_EV_BACK;
         return 0;
     }
     if (strcmp(k, "ecc") == 0 || strcmp(k, "retire") == 0) {
@@ -238,7 +244,7 @@ static int scn_event_kind(struct gs_scn_ctx *c, struct gs_scn_event *ev, char **
         ev->kind = GS_SCN_EV_PCIE_DROP;
         return scn_count_arg(c, w, n, i + 2, &ev->arg);
     }
-    return gs_scn_err(c, "unknown event '%.40s' (xid ecc retire remap throttle pcie lost proc)", k);
+    return gs_scn_err(c, "unknown event '%.40s' (xid ecc retire remap throttle pcie lost back proc)", k);
 }
 
 /* at T [gpu=SEL] proc ID mem +X | exit | start */
@@ -298,6 +304,8 @@ int gs_scn_line_at(struct gs_scn_ctx *c, char **w, int n)
             continue;
         if (tmpl.kind == GS_SCN_EV_LOST && at < c->s->gpus[g].lost_at)
             c->s->gpus[g].lost_at = at;
+        if (tmpl.kind == GS_SCN_EV_BACK && at < c->s->gpus[g].back_at)
+            c->s->gpus[g].back_at = at;
         if (c->s->nevents >= GS_SCN_MAX_EVENTS)
             return gs_scn_err(c, "too many events (at most %d)", GS_SCN_MAX_EVENTS);
         tmpl.gpu = g;

@@ -163,17 +163,15 @@ static unsigned sim_pcie_value(const struct sim_call *c, enum sim_pcie_what what
     }
 }
 
+static unsigned sim_pcie_at(const struct sim_call *c, int what)
+{
+    return sim_pcie_value(c, (enum sim_pcie_what)what);
+}
+
 static nvmlReturn_t sim_pcie(enum sim_sym sym, nvmlDevice_t device, int feature, enum sim_pcie_what what,
                              unsigned *out)
 {
-    struct sim_call c;
-    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, feature);
-    if (r != NVML_SUCCESS)
-        return r;
-    if (!out)
-        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *out = sim_pcie_value(&c, what);
-    return gs_sim_end(&c, NVML_SUCCESS);
+    return gs_sim_get_value(sym, device, feature, sim_pcie_at, (int)what, out);
 }
 
 nvmlReturn_t nvmlDeviceGetCurrPcieLinkGeneration(nvmlDevice_t device, unsigned int *gen)

@@ -9,9 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One unsigned reading of a scenario attribute behind a feature switch. */
-static nvmlReturn_t sim_get_u32(enum sim_sym sym, nvmlDevice_t dev, int feature, enum gs_scn_num n,
-                                unsigned *out)
+nvmlReturn_t gs_sim_get_value(enum sim_sym sym, nvmlDevice_t dev, int feature,
+                              unsigned (*value)(const struct sim_call *c, int arg), int arg, unsigned *out)
 {
     struct sim_call c;
     nvmlReturn_t r = gs_sim_begin_dev(&c, sym, dev, feature);
@@ -19,8 +18,20 @@ static nvmlReturn_t sim_get_u32(enum sim_sym sym, nvmlDevice_t dev, int feature,
         return r;
     if (!out)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *out = gs_sim_u32(&c, n);
+    *out = value(&c, arg);
     return gs_sim_end(&c, NVML_SUCCESS);
+}
+
+static unsigned scn_u32(const struct sim_call *c, int n)
+{
+    return gs_sim_u32(c, (enum gs_scn_num)n);
+}
+
+/* One unsigned reading of a scenario attribute behind a feature switch. */
+static nvmlReturn_t sim_get_u32(enum sim_sym sym, nvmlDevice_t dev, int feature, enum gs_scn_num n,
+                                unsigned *out)
+{
+    return gs_sim_get_value(sym, dev, feature, scn_u32, (int)n, out);
 }
 
 static nvmlReturn_t sim_get_str(enum sim_sym sym, nvmlDevice_t dev, int feature, const char *which,
@@ -33,10 +44,12 @@ static nvmlReturn_t sim_get_str(enum sim_sym sym, nvmlDevice_t dev, int feature,
         return r;
     const struct gs_scn_gpu *cfg = c.gpu->cfg;
     const char *s;
-    if (strcmp(which, "name") == 0)
+    if (strcmp(which, "name") == 0 && c.mig)
+        s = c.mig->name; /* "NVIDIA H100 80GB HBM3 MIG 1g.10gb" */
+    else if (strcmp(which, "name") == 0)
         s = cfg->str[GS_SCN_S_NAME] ? cfg->str[GS_SCN_S_NAME] : "NVIDIA Simulated GPU";
     else if (strcmp(which, "uuid") == 0)
-        s = c.gpu->uuid;
+        s = c.mig ? c.mig->uuid : c.gpu->uuid;
     else if (strcmp(which, "serial") == 0)
         s = c.gpu->serial;
     else if (strcmp(which, "vbios") == 0)
@@ -55,7 +68,7 @@ nvmlReturn_t nvmlDeviceGetIndex(nvmlDevice_t device, unsigned int *index)
     SIM_BEGIN_DEV(nvmlDeviceGetIndex, device, -1);
     if (!index)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *index = (unsigned)c.gpu->index;
+    *index = c.mig ? c.mig->mig_index : (unsigned)c.gpu->index; /* a MIG handle: its index under the GPU */
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
@@ -181,19 +194,32 @@ nvmlReturn_t nvmlDeviceGetPciInfoExt(nvmlDevice_t device, nvmlPciInfoExt_v1_t *p
     pci->device = p.device;
     pci->pciDeviceId = p.pciDeviceId;
     pci->pciSubSystemId = p.pciSubSystemId;
-    pci->baseClass = 0x03; /* display controller */
-    pci->subClass = gs_sim_u32(&c, GS_SCN_N_DISPLAY_MODE) ? 0x00 : 0x02; /* VGA or 3D controller */
+    pci->baseClass = gs_sim_u32(&c, GS_SCN_N_PCI_CLASS);     /* 3: display controller */
+    pci->subClass = gs_sim_u32(&c, GS_SCN_N_PCI_SUBCLASS);   /* 0 VGA, 2 3D controller */
     memcpy(pci->busId, p.busId, sizeof(pci->busId));
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
 /* ---- memory -------------------------------------------------------------------------- */
 
+/* A MIG device's memory is its GPU instance's (shared by its compute instances). */
+static void sim_mig_memory(const struct sim_call *c, unsigned long long *total, unsigned long long *used)
+{
+    const struct nvmlGpuInstance_st *gi = c->mig->ci->gi;
+    *total = gi->prof->mem_mib << 20;
+    *used = gs_sim_gi_mem_used(c, gi);
+}
+
 nvmlReturn_t nvmlDeviceGetMemoryInfo(nvmlDevice_t device, nvmlMemory_t *memory)
 {
     SIM_BEGIN_DEV(nvmlDeviceGetMemoryInfo, device, GS_SCN_F_MEMORY);
     if (!memory)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
+    if (c.mig) {
+        sim_mig_memory(&c, &memory->total, &memory->used);
+        memory->free = memory->total - memory->used;
+        return gs_sim_end(&c, NVML_SUCCESS);
+    }
     unsigned long long total = gs_sim_u64(&c, GS_SCN_N_MEM_TOTAL);
     unsigned long long reserved = gs_sim_u64(&c, GS_SCN_N_MEM_RESERVED);
     unsigned long long used = gs_sim_mem_used(&c) + (reserved > total ? total : reserved);
@@ -212,6 +238,12 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *me
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if (memory->version != nvmlMemory_v2)
         return gs_sim_end(&c, NVML_ERROR_FUNCTION_NOT_FOUND);
+    if (c.mig) { /* no reservation inside an instance */
+        sim_mig_memory(&c, &memory->total, &memory->used);
+        memory->reserved = 0;
+        memory->free = memory->total - memory->used;
+        return gs_sim_end(&c, NVML_SUCCESS);
+    }
     unsigned long long total = gs_sim_u64(&c, GS_SCN_N_MEM_TOTAL);
     unsigned long long reserved = gs_sim_u64(&c, GS_SCN_N_MEM_RESERVED);
     if (reserved > total)
@@ -220,6 +252,8 @@ nvmlReturn_t nvmlDeviceGetMemoryInfo_v2(nvmlDevice_t device, nvmlMemory_v2_t *me
     memory->reserved = reserved;
     memory->used = gs_sim_mem_used(&c);
     memory->free = total - reserved - memory->used;
+    if (gs_sim_num(&c, GS_SCN_N_MEM_FREE) >= 0) /* drivers report free on its own (a MiB apart) */
+        memory->free = gs_sim_u64(&c, GS_SCN_N_MEM_FREE);
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
@@ -256,7 +290,7 @@ nvmlReturn_t nvmlDeviceGetUtilizationRates(nvmlDevice_t device, nvmlUtilization_
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 
-static nvmlReturn_t sim_codec(enum sim_sym sym, nvmlDevice_t device, int feature, enum gs_scn_num n,
+nvmlReturn_t gs_sim_codec(enum sim_sym sym, nvmlDevice_t device, int feature, enum gs_scn_num n,
                               unsigned *util, unsigned *period_us)
 {
     struct sim_call c;
@@ -275,14 +309,14 @@ static nvmlReturn_t sim_codec(enum sim_sym sym, nvmlDevice_t device, int feature
 nvmlReturn_t nvmlDeviceGetEncoderUtilization(nvmlDevice_t device, unsigned int *util,
                                              unsigned int *samplingPeriodUs)
 {
-    return sim_codec(SIM_SYM_nvmlDeviceGetEncoderUtilization, device, GS_SCN_F_ENCODER, GS_SCN_N_ENC, util,
+    return gs_sim_codec(SIM_SYM_nvmlDeviceGetEncoderUtilization, device, GS_SCN_F_ENCODER, GS_SCN_N_ENC, util,
                      samplingPeriodUs);
 }
 
 nvmlReturn_t nvmlDeviceGetDecoderUtilization(nvmlDevice_t device, unsigned int *util,
                                              unsigned int *samplingPeriodUs)
 {
-    return sim_codec(SIM_SYM_nvmlDeviceGetDecoderUtilization, device, GS_SCN_F_DECODER, GS_SCN_N_DEC, util,
+    return gs_sim_codec(SIM_SYM_nvmlDeviceGetDecoderUtilization, device, GS_SCN_F_DECODER, GS_SCN_N_DEC, util,
                      samplingPeriodUs);
 }
 
@@ -307,7 +341,9 @@ nvmlReturn_t nvmlDeviceGetTemperatureV(nvmlDevice_t device, nvmlTemperature_v1_t
         return gs_sim_end(&c, NVML_ERROR_ARGUMENT_VERSION_MISMATCH);
     if (temp->sensorType != NVML_TEMPERATURE_GPU)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    temp->temperature = (int)gs_sim_num(&c, GS_SCN_N_TEMP);
+    /* the same integer nvmlDeviceGetTemperature gives at this instant: a
+     * driver reads one sensor value and hands it out through both APIs */
+    temp->temperature = (int)gs_sim_u32(&c, GS_SCN_N_TEMP);
     return gs_sim_end(&c, NVML_SUCCESS);
 }
 

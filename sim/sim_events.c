@@ -315,6 +315,8 @@ nvmlReturn_t nvmlDeviceGetProcessesUtilizationInfo(nvmlDevice_t device,
     static struct sim_putil buf[GS_SCN_MAX_PROCS];
     unsigned long long ts;
     SIM_BEGIN_DEV(nvmlDeviceGetProcessesUtilizationInfo, device, GS_SCN_F_PROC_UTIL);
+    if (gs_sim_unsupported(c.gpu, GS_SCN_F_PROC_UTIL_INFO)) /* a GPU whose driver has only the old call */
+        return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
     if (!info)
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if (info->version != nvmlProcessesUtilizationInfo_v1)

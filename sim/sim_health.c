@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * sim_health.c - ECC counters, retired pages, remapped rows, modes
- * (persistence, compute, display, MIG, virtualization, driver model), the MIG
- * handle queries of a GPU without MIG instances, and field values.
+ * (persistence, compute, display, MIG, virtualization, driver model) and field
+ * values. MIG instances and their handles are in sim_mig.c.
  */
 #include "sim.h"
 
@@ -17,7 +17,9 @@ enum {
     SIM_FI_REMAP_FAILURE = 145, SIM_FI_POWER_AVG = 185, SIM_FI_POWER_INSTANT = 186,
     SIM_FI_POWER_MIN = 187, SIM_FI_POWER_MAX = 188, SIM_FI_POWER_DEFAULT = 189, SIM_FI_POWER_CURRENT = 190,
     SIM_FI_ENERGY2 = 191, SIM_FI_POWER_REQUESTED = 192, SIM_FI_T_SHUTDOWN = 193, SIM_FI_T_SLOWDOWN = 194,
-    SIM_FI_T_MEM_MAX = 195, SIM_FI_T_GPU_MAX = 196, SIM_FI_PCIE_TX_BYTES = 197, SIM_FI_PCIE_RX_BYTES = 198
+    SIM_FI_T_MEM_MAX = 195, SIM_FI_T_GPU_MAX = 196, SIM_FI_PCIE_TX_BYTES = 197, SIM_FI_PCIE_RX_BYTES = 198,
+    SIM_FI_RESET_STATUS = 226, SIM_FI_DRAIN_RESET = 227, SIM_FI_RECOVERY = 230, SIM_FI_EDPP = 274,
+    SIM_FI_REPLAY_ROLLOVER = 95, SIM_FI_ATOMICS_OUT = 228, SIM_FI_ATOMICS_IN = 229
 };
 
 /* ---- ECC ---------------------------------------------------------------------------- */
@@ -51,6 +53,8 @@ static nvmlReturn_t sim_ecc(enum sim_sym sym, nvmlDevice_t device, nvmlMemoryErr
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     if (!gs_sim_u32(&c, GS_SCN_N_ECC))
         return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
+    if (location >= 0 && !((gs_sim_u32(&c, GS_SCN_N_ECC_LOCATIONS) >> location) & 1u))
+        return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED); /* no counter at that location on this board */
     /* every simulated error is in device memory */
     *out = location < 0 || location == NVML_MEMORY_LOCATION_DEVICE_MEMORY
                ? sim_ecc_count(&c, type == NVML_MEMORY_ERROR_TYPE_UNCORRECTED, counter == NVML_AGGREGATE_ECC)
@@ -177,17 +181,19 @@ nvmlReturn_t nvmlDeviceGetRowRemapperHistogram(nvmlDevice_t device, nvmlRowRemap
 
 /* ---- modes ----------------------------------------------------------------------------------- */
 
+static unsigned sim_enabled(const struct sim_call *c, int n)
+{
+    return gs_sim_u32(c, (enum gs_scn_num)n) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
+}
+
 static nvmlReturn_t sim_enable(enum sim_sym sym, nvmlDevice_t device, int feature, enum gs_scn_num n,
                                nvmlEnableState_t *out)
 {
-    struct sim_call c;
-    nvmlReturn_t r = gs_sim_begin_dev(&c, sym, device, feature);
-    if (r != NVML_SUCCESS)
-        return r;
-    if (!out)
-        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *out = gs_sim_u32(&c, n) ? NVML_FEATURE_ENABLED : NVML_FEATURE_DISABLED;
-    return gs_sim_end(&c, NVML_SUCCESS);
+    unsigned v;
+    nvmlReturn_t r = gs_sim_get_value(sym, device, feature, sim_enabled, (int)n, out ? &v : NULL);
+    if (r == NVML_SUCCESS)
+        *out = (nvmlEnableState_t)v;
+    return r;
 }
 
 nvmlReturn_t nvmlDeviceGetPersistenceMode(nvmlDevice_t device, nvmlEnableState_t *mode)
@@ -250,54 +256,6 @@ nvmlReturn_t nvmlDeviceGetDriverModel_v2(nvmlDevice_t device, nvmlDriverModel_t 
     return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
 }
 
-/* ---- MIG handles (no MIG instances are simulated) ----------------------------------------------- */
-
-nvmlReturn_t nvmlDeviceIsMigDeviceHandle(nvmlDevice_t device, unsigned int *isMigDevice)
-{
-    SIM_BEGIN_DEV(nvmlDeviceIsMigDeviceHandle, device, -1);
-    if (!isMigDevice)
-        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *isMigDevice = 0;
-    return gs_sim_end(&c, NVML_SUCCESS);
-}
-
-nvmlReturn_t nvmlDeviceGetMaxMigDeviceCount(nvmlDevice_t device, unsigned int *count)
-{
-    SIM_BEGIN_DEV(nvmlDeviceGetMaxMigDeviceCount, device, GS_SCN_F_MIG);
-    if (!count)
-        return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
-    *count = 0;
-    return gs_sim_end(&c, NVML_SUCCESS);
-}
-
-nvmlReturn_t nvmlDeviceGetMigDeviceHandleByIndex(nvmlDevice_t device, unsigned int index, nvmlDevice_t *migDevice)
-{
-    SIM_BEGIN_DEV(nvmlDeviceGetMigDeviceHandleByIndex, device, GS_SCN_F_MIG);
-    (void)index;
-    return gs_sim_end(&c, migDevice ? NVML_ERROR_NOT_FOUND : NVML_ERROR_INVALID_ARGUMENT);
-}
-
-nvmlReturn_t nvmlDeviceGetDeviceHandleFromMigDeviceHandle(nvmlDevice_t migDevice, nvmlDevice_t *device)
-{
-    SIM_BEGIN_DEV(nvmlDeviceGetDeviceHandleFromMigDeviceHandle, migDevice, -1);
-    (void)device;
-    return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT); /* not a MIG handle */
-}
-
-nvmlReturn_t nvmlDeviceGetGpuInstanceId(nvmlDevice_t device, unsigned int *id)
-{
-    SIM_BEGIN_DEV(nvmlDeviceGetGpuInstanceId, device, -1);
-    (void)id;
-    return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
-}
-
-nvmlReturn_t nvmlDeviceGetComputeInstanceId(nvmlDevice_t device, unsigned int *id)
-{
-    SIM_BEGIN_DEV(nvmlDeviceGetComputeInstanceId, device, -1);
-    (void)id;
-    return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
-}
-
 /* ---- field values --------------------------------------------------------------------------------- */
 
 static nvmlReturn_t sim_field_u(struct sim_call *c, unsigned id, unsigned long long *v)
@@ -309,7 +267,8 @@ static nvmlReturn_t sim_field_u(struct sim_call *c, unsigned id, unsigned long l
     } direct[] = {
         {SIM_FI_MEMORY_TEMP, GS_SCN_N_MEM_TEMP, GS_SCN_F_MEM_TEMP},   {SIM_FI_NVLINK_COUNT, GS_SCN_N_NVLINKS, -1},
         {SIM_FI_REPLAY, GS_SCN_N_PCIE_REPLAY, GS_SCN_F_REPLAY},       {SIM_FI_POWER_AVG, GS_SCN_N_POWER, GS_SCN_F_POWER},
-        {SIM_FI_POWER_INSTANT, GS_SCN_N_POWER, GS_SCN_F_POWER},       {SIM_FI_POWER_MIN, GS_SCN_N_POWER_MIN, GS_SCN_F_POWER_LIMIT},
+        {SIM_FI_POWER_INSTANT, GS_SCN_N_POWER_INSTANT, GS_SCN_F_POWER},
+        {SIM_FI_RECOVERY, GS_SCN_N_RECOVERY, GS_SCN_F_RECOVERY},     {SIM_FI_EDPP, GS_SCN_N_EDPP, GS_SCN_F_EDPP},       {SIM_FI_POWER_MIN, GS_SCN_N_POWER_MIN, GS_SCN_F_POWER_LIMIT},
         {SIM_FI_POWER_MAX, GS_SCN_N_POWER_MAX, GS_SCN_F_POWER_LIMIT}, {SIM_FI_POWER_DEFAULT, GS_SCN_N_POWER_DEFAULT, GS_SCN_F_POWER_LIMIT},
         {SIM_FI_POWER_CURRENT, GS_SCN_N_POWER_ENFORCED, GS_SCN_F_POWER_LIMIT},
         {SIM_FI_POWER_REQUESTED, GS_SCN_N_POWER_LIMIT, GS_SCN_F_POWER_LIMIT},
@@ -320,6 +279,14 @@ static nvmlReturn_t sim_field_u(struct sim_call *c, unsigned id, unsigned long l
         {SIM_FI_ECC_CURRENT, GS_SCN_N_ECC, GS_SCN_F_ECC},             {SIM_FI_ECC_PENDING, GS_SCN_N_ECC_PENDING, GS_SCN_F_ECC},
         {SIM_FI_RETIRED_PENDING, GS_SCN_N_RETIRED_PENDING, GS_SCN_F_RETIRED_PAGES},
     };
+    if (id == SIM_FI_POWER_AVG && gs_sim_unsupported(c->gpu, GS_SCN_F_POWER_AVERAGE))
+        return NVML_ERROR_NOT_SUPPORTED; /* GA100 and older: no 1 s average */
+    if (id == SIM_FI_RESET_STATUS || id == SIM_FI_DRAIN_RESET) {
+        if (gs_sim_deprecated(c, GS_SCN_D_RESET_STATUS))
+            return NVML_ERROR_DEPRECATED;
+        *v = gs_sim_u32(c, GS_SCN_N_RECOVERY) == (id == SIM_FI_RESET_STATUS ? 1u : 4u);
+        return NVML_SUCCESS;
+    }
     for (size_t i = 0; i < sizeof(direct) / sizeof(direct[0]); i++) {
         if (direct[i].id != id)
             continue;
@@ -359,9 +326,50 @@ static nvmlReturn_t sim_field_derived(struct sim_call *c, unsigned id, unsigned 
             return NVML_ERROR_NOT_SUPPORTED;
         gs_sim_pcie_bytes(c, &tx, &rx);
         *v = id == SIM_FI_PCIE_TX_BYTES ? tx : rx;
+    } else if (id == 38 || id == 45 || id == 52 || id == 59) {
+        /* NVLink error totals over all links (CRC flit, CRC data, replay, recovery) */
+        if (gs_sim_unsupported(c->gpu, GS_SCN_F_NVLINK) || !gs_sim_u32(c, GS_SCN_N_NVLINKS))
+            return NVML_ERROR_NOT_SUPPORTED;
+        *v = gs_sim_u64(c, id == 38 ? GS_SCN_N_NVLINK_CRC_FLIT : id == 45 ? GS_SCN_N_NVLINK_CRC_DATA
+                           : id == 52 ? GS_SCN_N_NVLINK_REPLAY : GS_SCN_N_NVLINK_RECOVERY);
+    } else if ((id >= 74 && id <= 79) || (id >= 269 && id <= 271)) {
+        /* violation time, ns (sim_counters.c): 74-79 by policy, 269 SW thermal = policy 75, 270/271 HW */
+        static const unsigned idx[] = { 1, 6, 7 };
+        int ok = 1;
+        if (id >= 269 && !gs_sim.fields_r575)
+            return NVML_ERROR_NOT_SUPPORTED; /* unknown field id before R575 */
+        *v = gs_sim_violation_ns(c, id <= 79 ? id - 74 : idx[id - 269], &ok);
+        if (!ok)
+            return NVML_ERROR_NOT_SUPPORTED;
     } else {
         return NVML_ERROR_NOT_SUPPORTED;
     }
+    return NVML_SUCCESS;
+}
+
+/* The power fields (185, 186) with a scopeId other than the GPU's: the memory's
+ * 1 s average (R580-era headers define the memory scope), nothing else. */
+static nvmlReturn_t sim_field_scoped(struct sim_call *c, const nvmlFieldValue_t *f, unsigned long long *v)
+{
+    if (f->fieldId == SIM_FI_POWER_AVG && f->scopeId == 2 && gs_sim.fields_r575 &&
+        gs_sim_num(c, GS_SCN_N_POWER_MEMORY) >= 0) {
+        *v = gs_sim_u64(c, GS_SCN_N_POWER_MEMORY);
+        return NVML_SUCCESS;
+    }
+    return NVML_ERROR_NOT_SUPPORTED;
+}
+
+/* PCIe replay rollovers (95) and the atomics masks (228, 229: 13.x headers). */
+static nvmlReturn_t sim_field_pcie(struct sim_call *c, unsigned id, unsigned long long *v)
+{
+    enum gs_scn_num n = id == SIM_FI_REPLAY_ROLLOVER ? GS_SCN_N_PCIE_ROLLOVER
+                        : id == SIM_FI_ATOMICS_OUT   ? GS_SCN_N_PCIE_ATOMICS_OUT
+                                                     : GS_SCN_N_PCIE_ATOMICS_IN;
+    if (id == SIM_FI_REPLAY_ROLLOVER && gs_sim_unsupported(c->gpu, GS_SCN_F_REPLAY))
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (id != SIM_FI_REPLAY_ROLLOVER && (!gs_sim.fields_r575 || gs_sim_num(c, n) < 0))
+        return NVML_ERROR_NOT_SUPPORTED;
+    *v = gs_sim_u64(c, n);
     return NVML_SUCCESS;
 }
 
@@ -374,13 +382,21 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvml
     for (int i = 0; i < valuesCount; i++) {
         nvmlFieldValue_t *f = &values[i];
         unsigned long long v = 0;
-        nvmlReturn_t r = sim_field_u(&c, f->fieldId, &v);
+        nvmlReturn_t r = NVML_ERROR_NOT_FOUND;
+        if ((f->fieldId == SIM_FI_POWER_AVG || f->fieldId == SIM_FI_POWER_INSTANT) && f->scopeId != 0)
+            r = sim_field_scoped(&c, f, &v);
+        else if (f->fieldId == SIM_FI_REPLAY_ROLLOVER || f->fieldId == SIM_FI_ATOMICS_OUT ||
+                 f->fieldId == SIM_FI_ATOMICS_IN)
+            r = sim_field_pcie(&c, f->fieldId, &v);
+        else
+            r = sim_field_u(&c, f->fieldId, &v);
         if (r == NVML_ERROR_NOT_FOUND)
             r = sim_field_derived(&c, f->fieldId, &v);
         f->timestamp = now_us;
         f->latencyUsec = 0;
         f->nvmlReturn = r;
         f->valueType = f->fieldId == SIM_FI_NVLINK_COUNT || f->fieldId == SIM_FI_MEMORY_TEMP ||
+                               f->fieldId >= SIM_FI_RESET_STATUS ||
                                (f->fieldId >= SIM_FI_POWER_AVG && f->fieldId <= SIM_FI_T_GPU_MAX &&
                                 f->fieldId != SIM_FI_ENERGY2)
                            ? NVML_VALUE_TYPE_UNSIGNED_INT

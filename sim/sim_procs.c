@@ -7,13 +7,17 @@
  */
 #include "sim.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
+#include <stdbool.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -21,9 +25,20 @@
 
 /* ---- PIDs and children ----------------------------------------------------------- */
 
-void gs_sim_resolve_pids(void)
+/* Is this process a spawned child? pid=spawn, or pid=auto (no pid= given)
+ * under GPUSCOPE_SIM_SPAWN=1 (what --demo sets: live processes on screen). */
+int gs_sim_spawns(const struct gs_scn_proc *sp)
 {
-    const char *env = getenv("GPUSCOPE_SIM_PIDS");
+    const char *env = getenv("GPUSCOPE_SIM_SPAWN");
+
+    return sp->pid_kind == GS_PID_SPAWN ||
+           (sp->pid_kind == GS_PID_AUTO && env && !strcmp(env, "1") && sp->kill == INFINITY);
+}
+
+/* pid=env processes take their PIDs from text ("123,456,..."), in order;
+ * the others theirs from the scenario unless only_env (a list read again). */
+static void sim_assign_pids(const char *env, int only_env)
+{
     unsigned pids[4096];
     int npids = 0, next = 0;
     gs_sim.has_kill = 0;
@@ -41,19 +56,90 @@ void gs_sim_resolve_pids(void)
         struct sim_proc_rt *rt = &gs_sim.procs[i];
         if (sp->kill < INFINITY)
             gs_sim.has_kill = 1;
+        if (only_env && sp->pid_kind != GS_PID_ENV)
+            continue; /* a spawned child keeps its PID */
         if (sp->pid_kind == GS_PID_SELF)
             rt->pid = (unsigned)getpid();
         else if (sp->pid_kind == GS_PID_ENV && npids > 0)
             rt->pid = pids[next++ % npids]; /* reused cyclically when too few are given */
-        else if (sp->pid_kind == GS_PID_ENV || sp->pid_kind == GS_PID_SPAWN)
+        else if (sp->pid_kind == GS_PID_ENV || gs_sim_spawns(sp))
             rt->pid = 3800000u + (unsigned)i; /* no PID given / not spawned yet */
         else
             rt->pid = sp->pid;
     }
 }
 
-/* The child: dies with the thread that forked it, does nothing, holds no fds. */
-static void sim_child(pid_t parent, const char *name)
+/* Make /proc/self/cmdline say `name` (the whole command line, spaces and
+ * all), as setproctitle(3) does: the text goes over the argument area and
+ * on into the environment's, and the last byte of the argument area is not
+ * a NUL, which tells the kernel to read on. A forked child's own copy. */
+static void sim_child_cmdline(const char *name)
+{
+    char buf[1024], *p;
+    unsigned long long v[4] = { 0, 0, 0, 0 };
+    int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+    ssize_t n = fd < 0 ? -1 : read(fd, buf, sizeof(buf) - 1);
+
+    if (fd >= 0)
+        close(fd);
+    if (n <= 0)
+        return;
+    buf[n] = '\0';
+    p = strrchr(buf, ')');
+    for (int field = 2; p && *p && field < 52; field++) { /* fields 48..51: arg and env areas */
+        p = strchr(p + 1, ' ');
+        if (p && field >= 47 && field <= 50)
+            v[field - 47] = strtoull(p + 1, NULL, 10);
+    }
+    char *start = (char *)(uintptr_t)v[0];
+    char *env_end = (char *)(uintptr_t)v[3];
+    size_t len = strlen(name), room = env_end > start ? (size_t)(env_end - start) : 0;
+    if (!start || v[1] <= v[0] || room < 2 || v[2] != v[1])
+        return;
+    if (len >= room)
+        len = room - 1;
+    /* a name longer than the argument area covers its last byte with a
+     * character: the kernel then reads on to the first NUL */
+    memset(start, 0, room);
+    memcpy(start, name, len);
+}
+
+/* GPUSCOPE_SIM_PIDS_FILE: the same list in a file, read again whenever it
+ * changes (a soak test's churn of short-lived live processes). */
+static void sim_pids_file(int only_env)
+{
+    const char *path = getenv("GPUSCOPE_SIM_PIDS_FILE");
+    struct stat sb;
+    char buf[32768];
+    if (!path || stat(path, &sb) < 0)
+        return;
+    long long m = (long long)sb.st_mtim.tv_sec * 1000000000LL + sb.st_mtim.tv_nsec;
+    if (m == gs_sim.pids_mtime_ns && (long long)sb.st_size == gs_sim.pids_size)
+        return;
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return;
+    size_t n = fread(buf, 1, sizeof(buf) - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    for (char *p = buf; *p; p++)
+        if (*p == '\n' || *p == ' ')
+            *p = ',';
+    gs_sim.pids_mtime_ns = m;
+    gs_sim.pids_size = (long long)sb.st_size;
+    sim_assign_pids(buf, only_env);
+}
+
+void gs_sim_resolve_pids(void)
+{
+    gs_sim.pids_mtime_ns = gs_sim.pids_size = -1;
+    sim_assign_pids(getenv("GPUSCOPE_SIM_PIDS"), 0);
+    sim_pids_file(0);
+}
+
+/* The child: dies with the thread that forked it, does nothing, holds no fds,
+ * and shows the scenario's process name as its comm and command line. */
+static void sim_child(pid_t parent, const char *name, int ready)
 {
     int fd = open("/dev/null", O_RDWR);
     prctl(PR_SET_PDEATHSIG, SIGKILL);
@@ -65,23 +151,61 @@ static void sim_child(pid_t parent, const char *name)
         dup2(fd, 2);
     }
     for (int i = 3; i < 1024; i++)
-        close(i);
-    if (name)
+        if (i != ready)
+            close(i);
+    if (name) {
         prctl(PR_SET_NAME, name);
+        sim_child_cmdline(name);
+    }
+    if (ready >= 0 && write(ready, "1", 1) < 0) {
+        /* the parent then waits for our exit instead */
+    }
+    close(ready);
     for (;;)
         pause();
+}
+
+/* The process group of a spawned child's group= label: the first child of a
+ * label leads a new group, later ones join it (0: no label, inherit ours). */
+static pid_t sim_group_leader(int upto, const char *group)
+{
+    for (int k = 0; group && k < upto; k++) {
+        const struct gs_scn_proc *o = &gs_sim.scn->procs[k];
+        if (gs_sim_spawns(o) && o->group && !strcmp(o->group, group) && gs_sim.procs[k].child > 0)
+            return gs_sim.procs[k].child;
+    }
+    return 0;
 }
 
 void gs_sim_procs_start(void)
 {
     for (int i = 0; i < gs_sim.scn->nprocs; i++) {
         const struct gs_scn_proc *sp = &gs_sim.scn->procs[i];
-        if (sp->pid_kind != GS_PID_SPAWN)
+        if (!gs_sim_spawns(sp))
             continue;
-        pid_t parent = getpid();
+        pid_t parent = getpid(), leader = sim_group_leader(i, sp->group);
+        int ready[2] = { -1, -1 };
+        if (pipe2(ready, O_CLOEXEC) < 0)
+            ready[0] = ready[1] = -1;
         pid_t child = fork();
-        if (child == 0)
-            sim_child(parent, sp->name);
+        /* group=: one group per label; the demo's processes (pid=auto spawned) are
+         * separate jobs, each its own group; pid=spawn without a label: ours */
+        bool own = sp->group || sp->pid_kind == GS_PID_AUTO;
+        if (child == 0) {
+            if (own)
+                setpgid(0, leader); /* 0: lead a new group */
+            sim_child(parent, sp->name, ready[1]);
+        }
+        if (child > 0 && own)
+            setpgid(child, leader ? leader : child); /* both sides, so no race decides it */
+        if (ready[1] >= 0)
+            close(ready[1]);
+        if (ready[0] >= 0) { /* named before anyone looks at it (or dead) */
+            char b;
+            while (child > 0 && read(ready[0], &b, 1) < 0 && errno == EINTR) {
+            }
+            close(ready[0]);
+        }
         if (child > 0) {
             gs_sim.procs[i].child = child;
             gs_sim.procs[i].pid = (unsigned)child;
@@ -110,6 +234,7 @@ void gs_sim_procs_stop(void)
 
 void gs_sim_procs_tick(double t)
 {
+    sim_pids_file(1);
     if (!gs_sim.has_kill)
         return;
     for (int i = 0; i < gs_sim.scn->nprocs; i++) {
@@ -176,13 +301,13 @@ static unsigned sim_collect(struct sim_call *c, unsigned type, struct sim_entry 
     for (int k = gs_sim.by_gpu_start[c->gpu->index]; k < gs_sim.by_gpu_start[c->gpu->index + 1]; k++) {
         int i = gs_sim.by_gpu[k];
         const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
-        if (!(p->types & type) || !gs_sim_proc_visible(c, i))
+        if (!(p->types & type) || !gs_sim_proc_visible(c, i) || !gs_sim_mig_proc_in(c, i))
             continue;
         if (n < cap)
             out[n] = (struct sim_entry){gs_sim.procs[i].pid, gs_sim_proc_mem(c, i), p->gi, p->ci};
         n++;
     }
-    for (unsigned k = 0; type == GS_SCN_PROC_COMPUTE && k < c->gpu->grow; k++, n++)
+    for (unsigned k = 0; type == GS_SCN_PROC_COMPUTE && !c->mig && k < c->gpu->grow; k++, n++)
         if (n < cap)
             out[n] = (struct sim_entry){SIM_PHANTOM_PID_BASE + (unsigned)c->gpu->index * 1024u + k,
                                         256ull << 20, NVML_INSTANCE_ID_NONE, NVML_INSTANCE_ID_NONE};

@@ -6,14 +6,17 @@
  * scenario clock, profile detection and the gssim* control functions.
  */
 #include "sim.h"
+#include "sim_stub.h"
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -135,6 +138,8 @@ static void sim_profile_detect(void)
     int detail = sim_exported[SIM_SYM_nvmlDeviceGetRunningProcessDetailList];
     gs_sim.v3_entry_bytes = cc && !detail ? 32 : 24;
     gs_sim.version_before_init = cc;
+    /* the newest profile stands for R575+, whose field values include 269-271 */
+    gs_sim.fields_r575 = sim_exported[SIM_SYM_nvmlDeviceGetTemperatureV];
 }
 
 static void sim_profile(void)
@@ -144,9 +149,53 @@ static void sim_profile(void)
 
 /* ---- counting and stats ---------------------------------------------------------- */
 
+/* GPUSCOPE_SIM_COUNTERS=PATH: the call counters live in a file that another
+ * process can read while this one runs (a benchmark counting NVML calls per
+ * refresh of a program it does not control). The file is SIM_SYM__COUNT
+ * records of struct sim_live_rec, in sim_syms.h order, mapped shared and
+ * incremented in place; a reader takes two looks and subtracts. */
+struct sim_live_rec {
+    char name[48];               /* the NVML symbol, NUL-padded */
+    unsigned long long count;    /* calls since the library was loaded */
+    unsigned long long reserved;
+};
+_Static_assert(sizeof(struct sim_live_rec) == 64, "records are 64 bytes");
+static struct sim_live_rec *sim_live;
+static pthread_once_t sim_live_once = PTHREAD_ONCE_INIT;
+
+static void sim_live_open(void)
+{
+    const char *path = getenv("GPUSCOPE_SIM_COUNTERS");
+    size_t len = SIM_SYM__COUNT * sizeof(struct sim_live_rec);
+    int fd;
+
+    if (!path || !*path)
+        return;
+    fd = open(path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0 || ftruncate(fd, (off_t)len) < 0) {
+        fprintf(stderr, "gpuscope-sim: GPUSCOPE_SIM_COUNTERS=%s: %s\n", path, strerror(errno));
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    void *p = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (p == MAP_FAILED) {
+        fprintf(stderr, "gpuscope-sim: GPUSCOPE_SIM_COUNTERS=%s: %s\n", path, strerror(errno));
+        return;
+    }
+    struct sim_live_rec *r = p;
+    for (int i = 0; i < SIM_SYM__COUNT; i++)
+        snprintf(r[i].name, sizeof(r[i].name), "%s", gs_sim_sym_names[i]);
+    __atomic_store_n(&sim_live, r, __ATOMIC_RELEASE);
+}
+
 void gs_sim_count(enum sim_sym sym)
 {
     __atomic_fetch_add(&gs_sim_calls[sym], 1, __ATOMIC_RELAXED);
+    pthread_once(&sim_live_once, sim_live_open);
+    if (sim_live)
+        __atomic_fetch_add(&sim_live[sym].count, 1, __ATOMIC_RELAXED);
 }
 
 static void sim_write_stats(void)
@@ -164,6 +213,7 @@ static void sim_write_stats(void)
         if (sim_exported[i])
             fprintf(f, "%s %llu\n", gs_sim_sym_names[i],
                     __atomic_load_n(&gs_sim_calls[i], __ATOMIC_RELAXED));
+    gs_sim_stub_stats(f); /* the functions this library answers NOT_SUPPORTED for (sim_stub.c) */
     fclose(f);
 }
 
@@ -171,60 +221,14 @@ static void sim_write_stats(void)
 
 static int sim_scenario_path(char *out, size_t len, char *err, size_t errlen)
 {
-    const char *name = getenv("GPUSCOPE_SIM_SCENARIO");
-    const char *dir = getenv("GPUSCOPE_SIM_SCENARIO_DIR");
     Dl_info info;
-    if (!name || !*name)
-        name = "demo";
-    if (strchr(name, '/') || (strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".scn") == 0)) {
-        snprintf(out, len, "%s", name);
-        return 0;
-    }
-    if (dir && *dir) {
-        snprintf(out, len, "%s/%s.scn", dir, name);
-        if (access(out, R_OK) == 0)
-            return 0;
-    }
-    snprintf(out, len, "%s/share/gpuscope/scenarios/%s.scn", GS_PREFIX, name);
-    if (access(out, R_OK) == 0)
-        return 0;
-    if (dladdr((void *)&nvmlInit_v2, &info) && info.dli_fname) {
-        /* build tree: build/sim/<profile>/lib -> sim/scenarios */
-        char lib[PATH_MAX];
-        snprintf(lib, sizeof(lib), "%s", info.dli_fname);
-        char *slash = strrchr(lib, '/');
-        if (slash) {
-            *slash = '\0';
-            snprintf(out, len, "%s/../../../sim/scenarios/%s.scn", lib, name);
-            if (access(out, R_OK) == 0)
-                return 0;
-            snprintf(out, len, "%s/../../../../share/gpuscope/scenarios/%s.scn", lib, name);
-            if (access(out, R_OK) == 0)
-                return 0;
-        }
-    }
-    snprintf(err, errlen, "scenario '%s' not found (looked in GPUSCOPE_SIM_SCENARIO_DIR=%s and %s/share/gpuscope/scenarios)",
-             name, dir ? dir : "(unset)", GS_PREFIX);
-    return -1;
+    const char *lib = dladdr((void *)&nvmlInit_v2, &info) && info.dli_fname ? info.dli_fname : NULL;
+    return gs_scn_locate(lib, out, len, err, errlen);
 }
 
 static void sim_derive_ids(struct nvmlDevice_st *g, const struct gs_scn *s)
 {
-    unsigned h = 2166136261u ^ s->seed;
-    const char *name = g->cfg->str[GS_SCN_S_NAME] ? g->cfg->str[GS_SCN_S_NAME] : "";
-    for (const char *p = name; *p; p++)
-        h = (h ^ (unsigned char)*p) * 16777619u;
-    unsigned a = h ^ (unsigned)g->index * 0x9e3779b9u;
-    unsigned b = a * 2654435761u + 0x7f4a7c15u, c2 = b * 2246822519u + 3266489917u;
-    if (g->cfg->str[GS_SCN_S_UUID])
-        snprintf(g->uuid, sizeof(g->uuid), "%s", g->cfg->str[GS_SCN_S_UUID]);
-    else
-        snprintf(g->uuid, sizeof(g->uuid), "GPU-%08x-%04x-%04x-%04x-%04x%08x", a, b >> 16,
-                 (b & 0x0fffu) | 0x4000u, (c2 >> 16 & 0x3fffu) | 0x8000u, c2 & 0xffffu, a ^ c2);
-    if (g->cfg->str[GS_SCN_S_SERIAL])
-        snprintf(g->serial, sizeof(g->serial), "%s", g->cfg->str[GS_SCN_S_SERIAL]);
-    else
-        snprintf(g->serial, sizeof(g->serial), "165%010u", (a ^ b) % 1000000000u + (unsigned)g->index);
+    gs_scn_gpu_ids(s, g->index, g->uuid, sizeof(g->uuid), g->serial, sizeof(g->serial));
 }
 
 static int sim_build_runtime(struct gs_scn *s, char *err, size_t errlen)
@@ -273,13 +277,19 @@ static int sim_load(char *err, size_t errlen)
         return -1;
     }
     gs_sim.scn = s;
-    if (sim_build_runtime(s, err, errlen) < 0) {
+    if (sim_build_runtime(s, err, errlen) < 0 || gs_sim_mig_build(s, path, err, errlen) < 0) {
+        gs_sim_mig_free();
+        free(gs_sim.procs);
+        free(gs_sim.by_gpu);
+        gs_sim.procs = NULL;
+        gs_sim.by_gpu = NULL;
         gs_scn_free(s);
         gs_sim.scn = NULL;
         return -1;
     }
     gs_sim_resolve_pids();
     gs_sim.loaded = 1;
+    gs_sim_sysfs_sync(gs_sim_now());
     return 0;
 }
 
@@ -287,6 +297,8 @@ static void sim_unload(void)
 {
     gs_sim_procs_stop();
     gs_sim_events_free_all();
+    gs_sim_gpm_free_all();
+    gs_sim_mig_free();
     free(gs_sim.procs);
     gs_sim.procs = NULL;
     free(gs_sim.by_gpu);
@@ -336,10 +348,12 @@ static void sim_sleep_unlocked(unsigned ms)
 
 /* ---- call protocol ------------------------------------------------------------------- */
 
-static struct nvmlDevice_st *sim_handle(nvmlDevice_t dev)
+struct nvmlDevice_st *gs_sim_handle(nvmlDevice_t dev)
 {
-    if (!gs_sim.loaded || dev < &gs_sim.gpus[0] || dev >= &gs_sim.gpus[gs_sim.scn->ngpus])
+    if (!gs_sim.loaded)
         return NULL;
+    if (dev < &gs_sim.gpus[0] || dev >= &gs_sim.gpus[gs_sim.scn->ngpus])
+        return gs_sim_mig_handle(dev); /* a MIG device handle, or nothing */
     if (((const char *)dev - (const char *)gs_sim.gpus) % sizeof(gs_sim.gpus[0]) != 0)
         return NULL;
     return dev;
@@ -354,24 +368,29 @@ static nvmlReturn_t sim_begin_common(struct sim_call *c, enum sim_sym sym, int i
     pthread_mutex_lock(&gs_sim.lock);
     c->sym = sym;
     c->gpu = NULL;
+    c->mig = NULL;
     if (gs_sim.refcount == 0) {
         pthread_mutex_unlock(&gs_sim.lock);
         return NVML_ERROR_UNINITIALIZED;
     }
     c->t = gs_sim_now();
-    struct nvmlDevice_st *g = is_dev ? sim_handle(dev) : NULL;
-    nvmlReturn_t r = sim_faults(sym, g ? g->index : -1, &delay);
+    struct nvmlDevice_st *g = is_dev ? gs_sim_handle(dev) : NULL;
+    nvmlReturn_t r = sim_faults(sym, g ? (g->parent ? g->parent : g)->index : -1, &delay);
     if (delay) {
         sim_sleep_unlocked(delay);
         if (gs_sim.refcount == 0)
             r = NVML_ERROR_UNINITIALIZED;
         c->t = gs_sim_now();
-        g = is_dev ? sim_handle(dev) : NULL;
+        g = is_dev ? gs_sim_handle(dev) : NULL;
     }
     if (r == NVML_SUCCESS && is_dev && !g)
         r = NVML_ERROR_INVALID_ARGUMENT;
     if (r != NVML_SUCCESS)
         pthread_mutex_unlock(&gs_sim.lock);
+    if (g && g->parent) { /* a MIG device: the call reads its GPU, narrowed to the instance */
+        c->mig = g;
+        g = g->parent;
+    }
     c->gpu = g;
     return r;
 }
@@ -381,19 +400,64 @@ nvmlReturn_t gs_sim_begin(struct sim_call *c, enum sim_sym sym)
     return sim_begin_common(c, sym, 0, NULL);
 }
 
+/* The calls that newer drivers deprecate (docs/SIMULATOR.md, deprecated=). */
+static int sim_sym_deprecated(const struct sim_call *c, enum sim_sym sym)
+{
+    switch (sym) {
+    case SIM_SYM_nvmlDeviceGetDisplayMode:
+        return gs_sim_deprecated(c, GS_SCN_D_DISPLAY_MODE);
+    case SIM_SYM_nvmlDeviceGetPowerManagementMode:
+        return gs_sim_deprecated(c, GS_SCN_D_POWER_MODE);
+    case SIM_SYM_nvmlDeviceGetApplicationsClock:
+    case SIM_SYM_nvmlDeviceGetDefaultApplicationsClock:
+        return gs_sim_deprecated(c, GS_SCN_D_APP_CLOCKS);
+    default:
+        return 0;
+    }
+}
+
+int gs_sim_lost_now(struct nvmlDevice_st *g, double t)
+{
+    if (!g->lost && t >= g->cfg->lost_at && t < g->cfg->back_at)
+        g->lost = 1;
+    if (g->lost && t >= g->cfg->back_at)
+        g->lost = 0;
+    return g->lost;
+}
+
 nvmlReturn_t gs_sim_begin_dev(struct sim_call *c, enum sim_sym sym, nvmlDevice_t dev, int feature)
 {
     nvmlReturn_t r = sim_begin_common(c, sym, 1, dev);
     if (r != NVML_SUCCESS)
         return r;
     struct nvmlDevice_st *g = c->gpu;
-    if (!g->lost && c->t >= g->cfg->lost_at)
-        g->lost = 1;
-    if (g->lost)
+    if (gs_sim_lost_now(g, c->t))
         return gs_sim_end(c, NVML_ERROR_GPU_IS_LOST);
+    if (c->mig && !gs_sim_mig_on(c))
+        return gs_sim_end(c, NVML_ERROR_INVALID_ARGUMENT); /* the instance went with MIG mode */
+    if (c->mig && !gs_sim_mig_sym_ok(sym))
+        return gs_sim_end(c, NVML_ERROR_NOT_SUPPORTED);
     if (feature >= 0 && gs_sim_unsupported(g, feature))
         return gs_sim_end(c, NVML_ERROR_NOT_SUPPORTED);
+    if (sim_sym_deprecated(c, sym))
+        return gs_sim_end(c, NVML_ERROR_DEPRECATED);
     return NVML_SUCCESS;
+}
+
+int gs_sim_deprecated(const struct sim_call *c, enum gs_scn_deprecated which)
+{
+    const struct gs_scn_gpu *cfg = c->gpu->cfg;
+    unsigned major = 0;
+
+    if (cfg->deprecated_set)
+        return (cfg->deprecated >> which) & 1u;
+    for (const char *p = gs_sim.scn->driver_version; *p >= '0' && *p <= '9' && major < 10000; p++)
+        major = major * 10 + (unsigned)(*p - '0');
+    if (which == GS_SCN_D_RESET_STATUS)
+        return major >= 570; /* fields 226/227 answer DEPRECATED from R570 on (real -q -x captures) */
+    if (which == GS_SCN_D_DISPLAY_MODE)
+        return 0;            /* still answers; R580's nvidia-smi prints it as display_attached */
+    return major >= 580;     /* power management mode, applications clocks: R580+ */
 }
 
 nvmlReturn_t gs_sim_end(struct sim_call *c, nvmlReturn_t r)
@@ -489,6 +553,8 @@ void gssimClockSet(double t)
     gs_sim.clock_by_api = 1;
     gs_sim.clock_mode = SIM_CLOCK_VIRTUAL;
     gs_sim.clock_value = isfinite(t) ? t : 0.0;
+    if (gs_sim.loaded)
+        gs_sim_sysfs_sync(gs_sim.clock_value);
     pthread_mutex_unlock(&gs_sim.lock);
 }
 
@@ -499,13 +565,19 @@ void gssimClockStep(double dt)
     gs_sim.clock_by_api = 1;
     gs_sim.clock_mode = SIM_CLOCK_VIRTUAL;
     gs_sim.clock_value = now + (isfinite(dt) ? dt : 0.0);
+    if (gs_sim.loaded)
+        gs_sim_sysfs_sync(gs_sim.clock_value);
     pthread_mutex_unlock(&gs_sim.lock);
 }
 
 unsigned long long gssimCallCount(const char *symbol)
 {
     int i = symbol ? gs_scn_sym_code(symbol) : -1;
-    return i < 0 ? 0 : __atomic_load_n(&gs_sim_calls[i], __ATOMIC_RELAXED);
+    if (i < 0) {
+        unsigned long long *stub = gs_sim_stub_counter(symbol);
+        return stub ? __atomic_load_n(stub, __ATOMIC_RELAXED) : 0;
+    }
+    return __atomic_load_n(&gs_sim_calls[i], __ATOMIC_RELAXED);
 }
 
 /* A failed init keeps its scenario loaded so that "fail once, then retry"
@@ -530,5 +602,6 @@ void gssimReset(void)
     gs_sim.t0_set = 0;
     for (int i = 0; i < SIM_SYM__COUNT; i++)
         __atomic_store_n(&gs_sim_calls[i], 0, __ATOMIC_RELAXED);
+    gs_sim_stub_reset();
     pthread_mutex_unlock(&gs_sim.lock);
 }

@@ -139,7 +139,50 @@
     X(nvmlEventSetCreate, SIM_P_ALL)                                    \
     X(nvmlEventSetWait, SIM_P_ALL)                                      \
     X(nvmlEventSetWait_v2, SIM_P_ALL)                                   \
-    X(nvmlEventSetFree, SIM_P_ALL)
+    X(nvmlEventSetFree, SIM_P_ALL)                                      \
+    /* throttle time, NVLink and fan range (health counters, sim_counters.c) */ \
+    X(nvmlDeviceGetViolationStatus, SIM_P_ALL)                          \
+    X(nvmlDeviceGetNvLinkState, SIM_P_ALL)                              \
+    X(nvmlDeviceGetNvLinkErrorCounter, SIM_P_ALL)                       \
+    X(nvmlDeviceGetMinMaxFanSpeed, SIM_P_N470)                          \
+    /* query fidelity (9a) */                                           \
+    X(nvmlDeviceGetJpgUtilization, SIM_P_535UP)                         \
+    X(nvmlDeviceGetOfaUtilization, SIM_P_535UP)                         \
+    X(nvmlDeviceGetEncoderStats, SIM_P_ALL)                             \
+    X(nvmlDeviceGetMarginTemperature, SIM_P_CURRENT)                    \
+    X(nvmlDeviceGetSramEccErrorStatus, SIM_P_CURRENT)                     \
+    X(nvmlDeviceGetAccountingMode, SIM_P_ALL)                           \
+    X(nvmlDeviceGetAccountingBufferSize, SIM_P_ALL)                     \
+    X(nvmlDeviceGetConfComputeProtectedMemoryUsage, SIM_P_535UP)        \
+    X(nvmlDeviceGetInforomImageVersion, SIM_P_ALL)                      \
+    X(nvmlDeviceGetInforomVersion, SIM_P_ALL)                           \
+    X(nvmlDeviceValidateInforom, SIM_P_ALL)                             \
+    X(nvmlDeviceGetGspFirmwareMode, SIM_P_N470)                         \
+    X(nvmlDeviceGetAddressingMode, SIM_P_CURRENT)                       \
+    X(nvmlDeviceGetGpuFabricInfoV, SIM_P_CURRENT)                       \
+    X(nvmlDeviceGetPlatformInfo, SIM_P_CURRENT)                         \
+    X(nvmlDeviceGetC2cModeInfoV, SIM_P_CURRENT)                         \
+    X(nvmlDeviceGetPdi, SIM_P_CURRENT)                                  \
+    /* -- MIG instances and GPM profiling metrics (area 10c) -- */      \
+    X(nvmlDeviceGetAttributes, SIM_P_ALL)                               \
+    X(nvmlDeviceGetAttributes_v2, SIM_P_ALL)                            \
+    X(nvmlDeviceGetGpuInstanceProfileInfo, SIM_P_ALL)                   \
+    X(nvmlDeviceGetGpuInstanceProfileInfoV, SIM_P_N470)                 \
+    X(nvmlDeviceGetGpuInstances, SIM_P_ALL)                             \
+    X(nvmlDeviceGetGpuInstanceById, SIM_P_ALL)                          \
+    X(nvmlGpuInstanceGetInfo, SIM_P_ALL)                                \
+    X(nvmlGpuInstanceGetComputeInstanceProfileInfo, SIM_P_ALL)          \
+    X(nvmlGpuInstanceGetComputeInstanceProfileInfoV, SIM_P_N470)        \
+    X(nvmlGpuInstanceGetComputeInstances, SIM_P_ALL)                    \
+    X(nvmlGpuInstanceGetComputeInstanceById, SIM_P_ALL)                 \
+    X(nvmlComputeInstanceGetInfo, SIM_P_ALL)                            \
+    X(nvmlComputeInstanceGetInfo_v2, SIM_P_ALL)                         \
+    X(nvmlGpmQueryDeviceSupport, SIM_P_N470)                            \
+    X(nvmlGpmSampleAlloc, SIM_P_N470)                                   \
+    X(nvmlGpmSampleFree, SIM_P_N470)                                    \
+    X(nvmlGpmSampleGet, SIM_P_N470)                                     \
+    X(nvmlGpmMigSampleGet, SIM_P_N470)                                  \
+    X(nvmlGpmMetricsGet, SIM_P_N470)
 
 /* Control symbols exported by every profile (not NVML; not counted). */
 #define SIM_GSSIM_SYMBOLS(X) \
@@ -149,7 +192,10 @@
     X(gssimClockStep)        \
     X(gssimCallCount)        \
     X(gssimXidCount)         \
-    X(gssimReset)
+    X(gssimReset)            \
+    /* burn (15): the CUDA simulator's clock and load */ \
+    X(gssimClockNow)         \
+    X(gssimLoadBusy)
 
 #define SIM_SYM_ENUM(name, prof) SIM_SYM_##name,
 enum sim_sym { SIM_SYMBOLS(SIM_SYM_ENUM) SIM_SYM__COUNT };

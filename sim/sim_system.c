@@ -161,9 +161,7 @@ static nvmlReturn_t sim_handle_at(struct sim_call *c, int i, nvmlDevice_t *devic
     struct nvmlDevice_st *g = &gs_sim.gpus[i];
     if (gs_sim.scn->gpus[i].handle_error)
         return (nvmlReturn_t)gs_sim.scn->gpus[i].handle_error;
-    if (!g->lost && c->t >= g->cfg->lost_at)
-        g->lost = 1;
-    if (g->lost)
+    if (gs_sim_lost_now(g, c->t))
         return NVML_ERROR_GPU_IS_LOST;
     *device = g;
     return NVML_SUCCESS;
@@ -189,6 +187,25 @@ nvmlReturn_t nvmlDeviceGetHandleByIndex(unsigned int index, nvmlDevice_t *device
     return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
 }
 
+/* A MIG device by its UUID, in either form NVML accepts: "MIG-<uuid>" or the
+ * R450 form "MIG-GPU-<GPU uuid>/<GPU instance>/<compute instance>". */
+static nvmlReturn_t sim_mig_by_uuid(struct sim_call *c, const char *key, nvmlDevice_t *device)
+{
+    char legacy[96];
+    for (int i = 0; i < gs_sim.mig_ndevs; i++) {
+        struct nvmlDevice_st *m = &gs_sim.mig_devs[i];
+        snprintf(legacy, sizeof(legacy), "MIG-%s/%u/%u", m->parent->uuid, m->ci->gi->id, m->ci->id);
+        if (strcmp(m->uuid, key) != 0 && strcmp(legacy, key) != 0)
+            continue;
+        c->gpu = m->parent;
+        if (!gs_sim_mig_on(c))
+            break;
+        *device = m;
+        return NVML_SUCCESS;
+    }
+    return NVML_ERROR_NOT_FOUND;
+}
+
 static nvmlReturn_t sim_handle_by_key(struct sim_call *c, const char *key, int serial,
                                       nvmlDevice_t *device)
 {
@@ -199,7 +216,7 @@ static nvmlReturn_t sim_handle_by_key(struct sim_call *c, const char *key, int s
         if (strcmp(k, key) == 0)
             return sim_handle_at(c, i, device);
     }
-    return NVML_ERROR_NOT_FOUND;
+    return serial ? NVML_ERROR_NOT_FOUND : sim_mig_by_uuid(c, key, device);
 }
 
 nvmlReturn_t nvmlDeviceGetHandleByUUID(const char *uuid, nvmlDevice_t *device)

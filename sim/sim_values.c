@@ -20,6 +20,7 @@ double gs_sim_num(const struct sim_call *c, enum gs_scn_num n)
 {
     struct gs_scn_env env = sim_env(c);
     double v = gs_scn_eval(c->gpu->cfg->num[n], c->t, &env);
+    v = gs_sim_load_num(c, n, isfinite(v) ? v : 0.0); /* the CUDA simulator's load (sim_load.c) */
     return isfinite(v) ? v : 0.0;
 }
 
@@ -64,7 +65,7 @@ unsigned long long gs_sim_throttle(const struct sim_call *c)
         else if (e->kind == GS_SCN_EV_THROTTLE_OFF)
             mask &= ~e->arg;
     }
-    return mask & NVML_CLOCKS_EVENT_REASON_ALL;
+    return gs_sim_load_throttle(c, mask) & NVML_CLOCKS_EVENT_REASON_ALL;
 }
 
 unsigned gs_sim_pcie_gen(const struct sim_call *c)

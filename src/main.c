@@ -25,6 +25,8 @@ struct cmd {
 
 static const struct cmd commands[] = {
     { "query", cmd_query, NULL, 0, "snapshot or stream GPU and process readings (nvidia-smi/gpustat style)" },
+    { "gpustat", cmd_gpustat, NULL, 0, "gpustat's output and flags (also when invoked as 'gpustat')" },
+    { "smi", cmd_smi, NULL, 0, "nvidia-smi's outputs: table, -L, -q, -q -x, dmon, pmon (also as argv[0] nvidia-smi)" },
     { "top", NULL, "top", CMD_LONG_RUNNING, "the live view: GPUs, history charts, processes (htop/nvtop style)" },
     { "serve", NULL, "serve", CMD_LONG_RUNNING,
       "Prometheus exporter, a drop-in for dcgm-exporter (/metrics on :9400)" },
@@ -35,6 +37,8 @@ static const struct cmd commands[] = {
     { "run", NULL, "record", CMD_LONG_RUNNING, "run a command and summarize its GPU use, like time(1)" },
     { "mark", NULL, "record", 0, "annotate the history (\"epoch 3 starts\")" },
     { "baseline", NULL, "record", 0, "save what normal looks like, and diff against it" },
+    { "pyhook", cmd_pyhook, NULL, 0, "the opt-in Python hook: PyTorch allocator figures and stacks of a process" },
+    { "burn", cmd_burn, NULL, CMD_LONG_RUNNING, "verified stress test with a PASS/WARN/FAIL verdict per GPU (exit 6/7)" },
 };
 
 /* Without a command: the live view on a terminal, a query snapshot otherwise
@@ -46,12 +50,13 @@ static const char *default_command(void)
 
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: gpuscope [--demo] [--version] [--help] <command> [options]\n\n"
+    fprintf(out, "usage: gpuscope [--demo[=SCENARIO]] [--version] [--help] <command> [options]\n\n"
                  "commands:\n");
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nglobal options:\n"
                  "  --demo      run on the bundled NVML simulator (8 simulated H100-class GPUs)\n"
+                 "  --demo=mixed  a mixed machine: NVIDIA (NVML simulator), AMD and Intel (DRM simulator)\n"
                  "  --version   print the version\n"
                  "\n'gpuscope <command> --help' describes a command. Without a command: 'top' on a\n"
                  "terminal, 'query' otherwise.\n");
@@ -65,15 +70,43 @@ static const struct cmd *find_command(const char *name)
     return NULL;
 }
 
+/* Invoked under another tool's name (a symlink or a copy named so), the binary
+ * is that tool: its command line goes to the command of its face, unchanged. */
+static const struct {
+    const char *argv0;
+    const char *command;
+} faces[] = {
+    { "gpustat", "gpustat" },
+    { "nvidia-smi", "smi" },
+};
+
+static const struct cmd *face_of(const char *argv0)
+{
+    const char *base = strrchr(argv0, '/');
+
+    base = base ? base + 1 : argv0;
+    for (size_t i = 0; i < sizeof(faces) / sizeof(faces[0]); i++)
+        if (!strcmp(faces[i].argv0, base))
+            return find_command(faces[i].command);
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     struct gs_cmd_ctx ctx = { 0 };
     struct gs_err err = { 0 };
+    const char *demo = NULL;
     int i = 1;
+    const struct cmd *face = argc > 0 ? face_of(argv[0]) : NULL;
 
+    if (face) {
+        argv[0] = (char *)face->name;
+        return face->fn(argc, argv, &ctx);
+    }
     for (; i < argc && argv[i][0] == '-'; i++) {
-        if (!strcmp(argv[i], "--demo")) {
+        if (!strcmp(argv[i], "--demo") || !strncmp(argv[i], "--demo=", 7)) {
             ctx.demo = true;
+            demo = argv[i][6] == '=' ? argv[i] + 7 : NULL;
         } else if (!strcmp(argv[i], "--version")) {
             printf("gpuscope %s\n", GS_VERSION);
             return GS_EXIT_OK;
@@ -84,7 +117,7 @@ int main(int argc, char **argv)
             break; /* an option of the default command */
         }
     }
-    if (ctx.demo && gs_demo_setup(&err) < 0) {
+    if (ctx.demo && gs_demo_setup(demo, &err) < 0) {
         gs_err_print(&err);
         return gs_exit_from_errc(err.code);
     }

@@ -22,7 +22,6 @@ serve_start GPUSCOPE_SIM_SCENARIO=xid79 "GPUSCOPE_SIM_CLOCK=file:$TMP/clock" -- 
     --hostname=alert-node
 
 # 2. Prometheus with our rules (job "gpuscope", as the rules expect)
-PROM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cp "$ROOT/deploy/prometheus/gpuscope-alerts.yml" "$TMP/"
 cat >"$TMP/prometheus.yml" <<YML
 global: {scrape_interval: 1s, scrape_timeout: 800ms, evaluation_interval: 1s}
@@ -31,15 +30,8 @@ scrape_configs:
   - job_name: gpuscope
     static_configs: [{targets: ['127.0.0.1:$GS_PORT']}]
 YML
-prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/data" \
-    --web.listen-address="127.0.0.1:$PROM_PORT" >"$TMP/prom.log" 2>&1 &
-PROM_PID=$!
-API="http://127.0.0.1:$PROM_PORT"
-for _ in $(seq 1 60); do curl -sf "$API/-/ready" >/dev/null && break; sleep 0.5; done
-curl -sf "$API/-/ready" >/dev/null || fail "prometheus not ready"
+prom_start "$TMP/prometheus.yml"
 
-query() { curl -sf --get --data-urlencode "query=$1" "$API/api/v1/query" |
-          python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")'; }
 rules_loaded=$(curl -sf "$API/api/v1/rules" | python3 -c 'import json,sys; print(sum(len(g["rules"]) for g in json.load(sys.stdin)["data"]["groups"]))')
 [ "${rules_loaded:-0}" -ge 15 ] || fail "prometheus loaded ${rules_loaded:-no} rules"
 

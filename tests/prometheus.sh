@@ -27,22 +27,14 @@ grep -v '^DCGM_' "$TMP/metrics.txt" >"$TMP/own.txt"
 promtool check metrics <"$TMP/own.txt" || fail "promtool check metrics on gpuscope_ metrics alone"
 
 # 3. a private Prometheus on loopback
-PROM_PORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 cat >"$TMP/prometheus.yml" <<YML
 global: {scrape_interval: 1s, scrape_timeout: 800ms, evaluation_interval: 1s}
 scrape_configs:
   - job_name: gpuscope
     static_configs: [{targets: ['127.0.0.1:$GS_PORT']}]
 YML
-prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/data" \
-    --web.listen-address="127.0.0.1:$PROM_PORT" >"$TMP/prom.log" 2>&1 &
-PROM_PID=$!
-API="http://127.0.0.1:$PROM_PORT"
-for _ in $(seq 1 60); do curl -sf "$API/-/ready" >/dev/null && break; sleep 0.5; done
-curl -sf "$API/-/ready" >/dev/null || fail "prometheus not ready"
+prom_start "$TMP/prometheus.yml"
 
-query() { curl -sf --get --data-urlencode "query=$1" "$API/api/v1/query" |
-          python3 -c 'import json,sys; r=json.load(sys.stdin)["data"]["result"]; print(r[0]["value"][1] if r else "")'; }
 got=
 for _ in $(seq 1 60); do
     got=$(query 'DCGM_FI_DEV_GPU_TEMP{gpu="3"}')

@@ -151,6 +151,10 @@ if yaml:
                 bad("Service selector does not match the DaemonSet's pods")
         if "--listen=:9400" not in c.get("args", []):
             bad(f"{f}: not listening on :9400")
+        for a in c.get("args", []):  # the kubelet's socket it names is in a mounted directory
+            if a.startswith("--pod-resources-kubelet-socket=") and \
+                    os.path.dirname(a.split("=", 1)[1]) not in mounts:
+                bad(f"{f}: {a}: its directory is not mounted")
 sys.exit(0 if ok else 1)
 PY
 

@@ -17,7 +17,6 @@ BUILD=${GS_BUILD_DIR:-build}
 GPUSCOPE=$BUILD/gpuscope
 CACHE=$BUILD/real-nvml
 PKG=libnvidia-ml1
-KEYRING=/usr/share/keyrings/debian-archive-keyring.gpg
 
 skip() { echo "skipped: $*"; exit 77; }
 
@@ -25,46 +24,14 @@ skip() { echo "skipped: $*"; exit 77; }
 [ -e /proc/driver/nvidia/version ] &&
     skip "an NVIDIA driver is loaded on this machine, so the driver-not-loaded case does not apply"
 
-# The Debian mirror and release this machine already uses (deb822 .sources or one-line lists).
-debian_mirror() {
-    local uri
-    uri=$(grep -hE '^URIs:' /etc/apt/sources.list.d/*.sources 2>/dev/null |
-        awk '{ for (i = 2; i <= NF; i++) print $i }' | grep -E '/debian/?$' | head -n1)
-    if [ -z "$uri" ]; then
-        uri=$(grep -hE '^deb ' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null |
-            awk '{ for (i = 2; i <= NF; i++) if ($i ~ /^(https?|file):/) { print $i; exit } }' |
-            grep -E '/debian/?$' | head -n1)
-    fi
-    echo "$uri"
-}
+# shellcheck source=tests/debian-archive.lib
+. tests/debian-archive.lib
 
-# Download and extract libnvidia-ml1 into $CACHE; prints the library path.
+# Download and extract libnvidia-ml1 into $CACHE.
 fetch_library() {
-    local tmp codename mirror deb lib apt_opts
-    command -v apt-get >/dev/null && command -v dpkg >/dev/null || skip "apt-get/dpkg not available"
-    # shellcheck disable=SC1091
-    . /etc/os-release
-    [ "${ID:-}" = debian ] || skip "not a Debian system (ID=${ID:-unknown}): no Debian non-free archive"
-    codename=${VERSION_CODENAME:-}
-    [ -n "$codename" ] || skip "unknown Debian release"
-    [ -r "$KEYRING" ] || skip "no Debian archive keyring at $KEYRING"
-    mirror=${GS_DEBIAN_MIRROR:-$(debian_mirror)}
-    [ -n "$mirror" ] || skip "no Debian mirror configured in /etc/apt (set GS_DEBIAN_MIRROR)"
+    local tmp deb lib
     tmp=$(mktemp -d /tmp/gs-real-nvml.XXXXXX)
-    mkdir -p "$tmp/etc" "$tmp/lists/partial" "$tmp/cache/archives/partial" "$tmp/dl"
-    printf 'Types: deb\nURIs: %s\nSuites: %s\nComponents: non-free\nSigned-By: %s\n' \
-        "$mirror" "$codename" "$KEYRING" >"$tmp/etc/non-free.sources"
-    apt_opts=(-o "Dir::Etc::SourceList=/dev/null" -o "Dir::Etc::SourceParts=$tmp/etc"
-        -o "Dir::State::Lists=$tmp/lists" -o "Dir::Cache=$tmp/cache"
-        -o "APT::Sandbox::User=root" -q)
-    if ! apt-get "${apt_opts[@]}" update >"$tmp/update.log" 2>&1; then
-        rm -rf "$tmp"
-        skip "cannot read the non-free index of $mirror $codename"
-    fi
-    if ! (cd "$tmp/dl" && apt-get "${apt_opts[@]}" download "$PKG" >"$tmp/download.log" 2>&1); then
-        rm -rf "$tmp"
-        skip "cannot download $PKG from $mirror $codename non-free"
-    fi
+    debian_download non-free "$tmp/dl" "$PKG"
     deb=$(ls "$tmp"/dl/*.deb 2>/dev/null | head -n1)
     dpkg -x "$deb" "$tmp/x" || { rm -rf "$tmp"; skip "cannot extract $deb"; }
     lib=$(find "$tmp/x" -name 'libnvidia-ml.so.1' | head -n1)

@@ -16,25 +16,28 @@ SLACK=${SOAK_RSS_SLACK_KIB:-512}
 serve_test_init wrk curl
 fail() { echo "FAIL: $*"; echo "--- gpuscope stderr (tail)"; tail -n 20 "$TMP/gs.err"; exit 1; }
 
-serve_start GPUSCOPE_SIM_SCENARIO=demo -- --interval 50ms --max-connections 32
+# 20 clients from one address: above the default per-address limit (8)
+serve_start GPUSCOPE_SIM_SCENARIO=demo -- --interval 50ms --max-connections 32 --max-connections-per-ip 32
 PORT=$GS_PORT
 URL="http://127.0.0.1:$PORT"
 
-# one request in 8 is something other than a text scrape
+# one request in 8 is something other than a text scrape (HTTP/1.1 requests need a Host header:
+# built in init, where wrk.headers has it)
 cat >"$TMP/mix.lua" <<'LUA'
 local n = 0
-local reqs = {
-  wrk.format("GET", "/metrics"),
-  wrk.format("GET", "/metrics", { ["Accept"] = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5" }),
-  wrk.format("GET", "/metrics"),
-  wrk.format("GET", "/metrics", { ["Accept"] = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5" }),
-  wrk.format("GET", "/metrics"),
-  wrk.format("GET", "/health"),
-  wrk.format("GET", "/metrics"),
-  wrk.format("GET", "/"),
-  wrk.format("GET", "/metrics"),
-  wrk.format("GET", "/api/v1/snapshot"),
-}
+local reqs = {}
+local om = "application/openmetrics-text;version=1.0.0,text/plain;version=0.0.4;q=0.5"
+init = function(args)
+  local h = { ["Host"] = wrk.host .. ":" .. wrk.port }
+  local ho = { ["Host"] = h["Host"], ["Accept"] = om }
+  reqs = {
+    wrk.format("GET", "/metrics", h), wrk.format("GET", "/metrics", ho),
+    wrk.format("GET", "/metrics", h), wrk.format("GET", "/metrics", ho),
+    wrk.format("GET", "/metrics", h), wrk.format("GET", "/health", h),
+    wrk.format("GET", "/metrics", h), wrk.format("GET", "/", h),
+    wrk.format("GET", "/metrics", h), wrk.format("GET", "/api/v1/snapshot", h),
+  }
+end
 request = function()
   n = n + 1
   return reqs[(n % #reqs) + 1]

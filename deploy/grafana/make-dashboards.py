@@ -211,7 +211,9 @@ def one_gpu():
 def processes():
     b = Board("gpuscope-processes", "GPU processes and pods (gpuscope)",
               "Who uses the GPUs: per-process memory and utilization from gpuscope_process_*, summed by Kubernetes "
-              "namespace and pod (pod labels need hostPID and /var/log/pods, see docs/SERVE.md).", ["processes", "kubernetes"],
+              "namespace and pod, and the pods the kubelet gave each GPU (DCGM labels and gpuscope_gpu_pod_info come "
+              "from its pod-resources socket; per-process pod labels need hostPID and /var/log/pods, see "
+              "docs/SERVE.md).", ["processes", "kubernetes"],
               with_namespace=True)
     s = f'{SEL}, namespace=~"$namespace"'
     b.panel("stat", "Processes", [f'count(gpuscope_process_memory_bytes{{{s}}})'], w=6, h=4)
@@ -242,6 +244,22 @@ def processes():
                       "renameByName": {"Value": "FB used MiB"}},
             desc="The pod/namespace/container labels gpuscope puts on DCGM series, as dcgm-exporter does (exported_pod "
                  "etc. when the scrape does not honor labels).")
+    # pods from the kubelet (issue 10b): every pod holding each GPU, shared GPUs included
+    b.panel("timeseries", "GPU utilization by pod (DCGM labels)", [
+        (f'sum by (namespace, pod) (DCGM_FI_DEV_GPU_UTIL{{{s}, pod!=""}})', "{{namespace}}/{{pod}}")], unit="percent", min=0,
+        desc="On a GPU shared by several pods (time-slicing, MPS), each pod's own share needs --kubernetes-virtual-gpus; "
+             "otherwise the GPU's value is labelled with one of its pods, as dcgm-exporter does.")
+    b.panel("stat", "Kubelet pod-resources up", [f'min(gpuscope_kubelet_up{{instance=~"$instance"}})'], w=6, h=4,
+            mappings=[{"type": "value", "options": {"0": {"text": "down"}, "1": {"text": "up"}}}],
+            thresholds=[{"color": "red", "value": None}, {"color": "green", "value": 1}],
+            desc="Whether the latest List call to the kubelet's pod-resources socket succeeded (no data: not read).")
+    b.panel("stat", "Pod map age", [f'max(gpuscope_kubelet_pod_map_age_seconds{{instance=~"$instance"}})'], w=6, h=4,
+            unit="s", thresholds=[{"color": "green", "value": None}, {"color": "orange", "value": 60}],
+            desc="Age of the kubelet answer the labels come from; it grows while the kubelet does not answer.")
+    b.panel("table", "Pods holding each GPU (kubelet)", [(f'gpuscope_gpu_pod_info{{{SEL}, namespace=~"$namespace"}}', "")],
+            w=12, h=8, organize={"excludeByName": {"Time": True, "__name__": True, "job": True, "uuid": True, "Value": True}},
+            desc="Every container the kubelet allocated each GPU to (vgpu: its replica of a shared GPU); from the GPU's "
+                 "processes when the kubelet's socket is not there (source).")
     b.write("gpuscope-processes.json")
 
 

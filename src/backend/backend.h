@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * backend.h - the table of function pointers every GPU vendor backend fills
- * (NVML today; AMD and Intel later). Vendor-neutral: no vendor types here.
+ * (NVML; DRM for AMD and Intel). Vendor-neutral: no vendor types here.
+ * The sampler drives several at once (a mixed machine): every enabled
+ * backend that finds GPUs is used, in the registry's order.
  *
  * Shape (STYLE.md 2.3): an ABI version, a name, a capability mask, then the
  * calls. Members are only ever appended (bump GS_BACKEND_ABI when you do);
@@ -28,7 +30,7 @@
 #include "core/err.h"
 #include "core/model.h"
 
-#define GS_BACKEND_ABI 2 /* bump when appending members; never reorder */
+#define GS_BACKEND_ABI 5 /* bump when appending members; never reorder */
 
 enum gs_caps {
     GS_CAP_PROCESSES = 1 << 0,    /* processes() lists processes per GPU */
@@ -48,7 +50,8 @@ struct gs_bdev {
 
 /* What the core passes to init. */
 struct gs_backend_opts {
-    const char *lib_path; /* vendor library to load; NULL: backend's default search */
+    const char *lib_path;  /* vendor library to load; NULL: backend's default search */
+    const char *proc_root; /* where /proc is ("" or NULL: /proc), for the driver's own GPU list */
 };
 
 struct gs_bctx; /* one backend instance, private to the backend */
@@ -57,7 +60,7 @@ struct gs_backend {
     unsigned abi;          /* GS_BACKEND_ABI at build time */
     const char *name;      /* "nvml" */
     unsigned caps;         /* enum gs_caps */
-    uint64_t slow_fields;  /* GS_F_* bits that take milliseconds each (read off the hot path) */
+    struct gs_fmask slow_fields; /* GS_F_* bits that take milliseconds each (read off the hot path) */
 
     /* Load the vendor library and initialise it. On failure fill err with an
      * explanation a person can act on; -GS_E_NO_LIBRARY means "not here". */
@@ -76,10 +79,10 @@ struct gs_backend {
     /* Static facts into gpu->st, once per run. */
     int (*read_static)(struct gs_bdev *dev, struct gs_gpu *gpu);
 
-    /* One tick: the GS_F_* fields in want into gpu->s (taken literally: 0
-     * reads nothing); fields not in want get GS_ST_NOT_SAMPLED. Sets gpu->s.timestamp_ns, gpu->state, lost_since,
+    /* One tick: the GS_F_* fields in want into gpu->s (taken literally: an
+     * empty mask reads nothing); fields not in want get GS_ST_NOT_SAMPLED. Sets gpu->s.timestamp_ns, gpu->state, lost_since,
      * last_error. Allocation-free. */
-    int (*sample)(struct gs_bdev *dev, uint64_t want, struct gs_gpu *gpu);
+    int (*sample)(struct gs_bdev *dev, struct gs_fmask want, struct gs_gpu *gpu);
 
     /* Processes into gpu (gpu->nprocs reset first, array reused; dedup by PID,
      * type bits OR-ed), and gpu->procs_status. NULL without GS_CAP_PROCESSES. */
@@ -97,6 +100,23 @@ struct gs_backend {
      * them; only events after that are seen. sample() marks GS_F_XID
      * supported on the GPUs that could register. Returns the count. Optional. */
     int (*events)(struct gs_bctx *ctx, struct gs_event *out, uint32_t max, uint32_t *dropped);
+
+    /* ABI 4. A snapshot begins at CLOCK_MONOTONIC now_ns: called once before
+     * any sample() of that snapshot, so that work shared by the backend's
+     * GPUs (one scan of the DRM clients in /proc) is done at most once per
+     * tick. Optional. */
+    void (*tick)(struct gs_bctx *ctx, uint64_t now_ns);
+    /* Who makes the GPUs ("NVIDIA") and which kernel driver runs them
+     * ("nvidia"), for backends whose read_static does not say (GS_S_VENDOR). */
+    const char *vendor;
+    const char *driver;
+
+    /* ABI 5. A GPU that was lost (or could not be opened): try to open it
+     * again by its identity (UUID, else PCI bus id, else index) and check that
+     * it answers; 0 when it is back (its static facts must be read again),
+     * else the negative code it still fails with. Calls for it stay refused
+     * meanwhile. The core retries with a backoff. Optional. */
+    int (*revive)(struct gs_bdev *dev);
 };
 
 #endif /* GS_BACKEND_H */

@@ -44,13 +44,14 @@ int cmd_baseline(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         fprintf(stderr, "gpuscope baseline: usage: gpuscope baseline save|diff NAME [--since DURATION]\n");
         return GS_EXIT_USAGE;
     }
-    if ((to && gs_parse_time_ms(to, now, &to_ms) < 0)) {
-        fprintf(stderr, "gpuscope baseline: bad --to '%s'\n", to);
+    char why[256];
+    if ((to && gs_parse_time_why(to, now, &to_ms, why, sizeof(why)) < 0)) {
+        fprintf(stderr, "gpuscope baseline: bad --to '%s': %s\n", to, why);
         return GS_EXIT_USAGE;
     }
     from_ms = to_ms - since;
-    if (from && gs_parse_time_ms(from, now, &from_ms) < 0) {
-        fprintf(stderr, "gpuscope baseline: bad --from '%s'\n", from);
+    if (from && gs_parse_time_why(from, now, &from_ms, why, sizeof(why)) < 0) {
+        fprintf(stderr, "gpuscope baseline: bad --from '%s': %s\n", from, why);
         return GS_EXIT_USAGE;
     }
     struct gs_err err = { 0 };

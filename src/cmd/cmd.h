@@ -35,6 +35,8 @@ enum gs_exit {
 int gs_exit_from_errc(int errc);
 
 int cmd_query(int argc, char **argv, const struct gs_cmd_ctx *ctx);
+int cmd_gpustat(int argc, char **argv, const struct gs_cmd_ctx *ctx);
+int cmd_smi(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_top(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_serve(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_doctor(int argc, char **argv, const struct gs_cmd_ctx *ctx);
@@ -44,5 +46,7 @@ int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_run(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_mark(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_baseline(int argc, char **argv, const struct gs_cmd_ctx *ctx);
+int cmd_pyhook(int argc, char **argv, const struct gs_cmd_ctx *ctx);
+int cmd_burn(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 
 #endif /* GS_CMD_H */

@@ -73,7 +73,7 @@ int cmd_mark(int argc, char **argv, const struct gs_cmd_ctx *ctx)
                                         { "from-fifo", 1, NULL, 'F' }, { "help", 0, NULL, 'h' },
                                         { NULL, 0, NULL, 0 } };
     const char *db = NULL, *fifo = NULL;
-    char path[1024];
+    char path[1024], why[256];
     int c, gpu = -1;
     int64_t t = gs_now_ms();
     (void)ctx;
@@ -83,8 +83,8 @@ int cmd_mark(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         case 'i': gpu = (int)strtol(optarg, NULL, 10); break;
         case 'F': fifo = optarg; break;
         case 'a':
-            if (gs_parse_time_ms(optarg, t, &t) < 0) {
-                fprintf(stderr, "gpuscope mark: bad --at '%s'\n", optarg);
+            if (gs_parse_time_why(optarg, t, &t, why, sizeof(why)) < 0) {
+                fprintf(stderr, "gpuscope mark: bad --at '%s': %s\n", optarg, why);
                 return GS_EXIT_USAGE;
             }
             break;

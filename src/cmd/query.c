@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * query.c - `gpuscope query`: option parsing from one declarative table (help
- * text and parsing cannot drift apart), then gs_out_run() in src/out/. The
+ * text and parsing cannot drift apart), then gs_out_run() in src/format/. The
  * options follow nvidia-smi's (--query-gpu, --format=csv,noheader,nounits,
  * -l, -lms, -i) so scripts written for it keep working. docs/QUERY.md.
  */
 #include "cmd/cmd.h"
-#include "out/out.h"
+#include "format/format.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -69,13 +69,15 @@ static int opt_format(struct qargs *q, const char *val, struct gs_err *err)
             q->out.format = GS_OUT_JSON;
         else if (!strcmp(t, "table"))
             q->out.format = GS_OUT_TABLE;
+        else if (!strcmp(t, "gpustat"))
+            q->out.format = GS_OUT_GPUSTAT;
         else if (!strcmp(t, "noheader"))
             q->out.csv_flags |= GS_CSV_NOHEADER;
         else if (!strcmp(t, "nounits"))
             q->out.csv_flags |= GS_CSV_NOUNITS;
         else
             return gs_err_set(err, GS_E_USAGE,
-                              "--format: unknown '%s' (csv[,noheader][,nounits], json, table)", t);
+                              "--format: unknown '%s' (csv[,noheader][,nounits], json, table, gpustat)", t);
     }
     if (q->out.csv_flags && q->out.format != GS_OUT_CSV)
         return gs_err_set(err, GS_E_USAGE, "--format: noheader and nounits go with csv");
@@ -148,6 +150,14 @@ static int opt_debug(struct qargs *q, const char *val, struct gs_err *err)
     return 0;
 }
 
+static int opt_verbose(struct qargs *q, const char *val, struct gs_err *err)
+{
+    (void)val;
+    (void)err;
+    q->out.verbose = true;
+    return 0;
+}
+
 static int opt_help(struct qargs *q, const char *val, struct gs_err *err);
 static int opt_help_gpu(struct qargs *q, const char *val, struct gs_err *err);
 static int opt_help_apps(struct qargs *q, const char *val, struct gs_err *err);
@@ -155,7 +165,7 @@ static int opt_help_apps(struct qargs *q, const char *val, struct gs_err *err);
 static const struct opt options[] = {
     {"--query-gpu", NULL, "FIELDS", opt_query_gpu, "comma-separated nvidia-smi field names (CSV output)"},
     {"--query-compute-apps", NULL, "FIELDS", opt_query_apps, "one CSV row per compute process"},
-    {"--format", NULL, "FMT", opt_format, "csv[,noheader][,nounits] | json | table (default table)"},
+    {"--format", NULL, "FMT", opt_format, "csv[,noheader][,nounits] | json | table (default) | gpustat"},
     {"--details", "-q", NULL, opt_details, "everything known per GPU, grouped (like nvidia-smi -q)"},
     {"--loop", "-l", "SECONDS", opt_loop, "repeat every SECONDS (fractions allowed) until Ctrl-C"},
     {"--loop-ms", "-lms", "MS", opt_loop_ms, "repeat every MS milliseconds"},
@@ -163,6 +173,7 @@ static const struct opt options[] = {
     {"--id", "-i", "IDS", opt_id, "GPUs by index, UUID or PCI bus id, comma-separated"},
     {"--color", NULL, "WHEN", opt_color, "auto (default: on a terminal, unless NO_COLOR), always, never"},
     {"--debug", NULL, NULL, opt_debug, "print the NVML library and symbols bound, to stderr"},
+    {"--verbose", "-v", NULL, opt_verbose, "explain on stderr (fields gpuscope does not read, ...)"},
     {"--help-query-gpu", NULL, NULL, opt_help_gpu, "list the --query-gpu fields"},
     {"--help-query-compute-apps", NULL, NULL, opt_help_apps, "list the --query-compute-apps fields"},
     {"--help", "-h", NULL, opt_help, "this help"},
@@ -278,7 +289,15 @@ static int finish(struct qargs *q, struct gs_err *err)
     if (q->out.count && !q->out.interval_ns)
         q->out.interval_ns = 1000000000ull;
     q->out.color = want_color(q->color);
-    q->out.redraw = q->out.format == GS_OUT_TABLE && q->out.interval_ns && isatty(STDOUT_FILENO);
+    q->out.redraw = (q->out.format == GS_OUT_TABLE || q->out.format == GS_OUT_GPUSTAT) && q->out.interval_ns &&
+                    isatty(STDOUT_FILENO);
+    if (q->out.format == GS_OUT_GPUSTAT) { /* gpustat's default line; its flags: `gpuscope gpustat` */
+        static struct gs_gpustat_opts g;
+        g = (struct gs_gpustat_opts){.color = q->out.color, .color_auto = !strcmp(q->color, "auto"),
+                                     .codec = "", .power = "", .gpuname_width = -1,
+                                     .eol = q->out.redraw ? "\033[K\n" : "\n"};
+        q->out.gpustat = &g;
+    }
     return 0;
 }
 
@@ -298,11 +317,16 @@ int cmd_query(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     q.out.nvml_lib = ctx->nvml_lib;
     if (parse_args(argc, argv, &q, &err) < 0 || (!q.help_done && finish(&q, &err) < 0)) {
         gs_err_print(&err);
-        return GS_EXIT_USAGE;
+        gs_fieldlist_free(&q.fields);
+        return err.code == GS_E_NOMEM ? GS_EXIT_FAILURE : GS_EXIT_USAGE;
     }
-    if (q.help_done)
+    if (q.help_done) {
+        gs_fieldlist_free(&q.fields);
         return GS_EXIT_OK;
-    if (q.query_opt)
+    }
+    if (q.query_opt && q.out.verbose) /* nvidia-smi prints nothing on stderr: only when asked */
         gs_fieldlist_unread(&q.fields, note_unread, NULL);
-    return gs_out_run(&q.out);
+    int code = gs_out_run(&q.out);
+    gs_fieldlist_free(&q.fields);
+    return code;
 }

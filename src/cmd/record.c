@@ -61,6 +61,7 @@ static int record_parse(int argc, char **argv, struct gs_record_opts *o)
     };
     int c, rc = 0;
     int64_t ms;
+    char why[256];
     while (!rc && (c = getopt_long(argc, argv, "d:i:qh", lo, NULL)) != -1) {
         switch (c) {
         case O_DB: o->db = optarg; break;
@@ -81,7 +82,12 @@ static int record_parse(int argc, char **argv, struct gs_record_opts *o)
         case O_STEP: rc = duration_opt(optarg, &o->step_ms, "--step"); break;
         case O_CLOCK: o->clock_file = optarg; break;
         case O_FIFO: o->annotate_fifo = optarg; break;
-        case O_START: if (gs_parse_time_ms(optarg, gs_now_ms(), &o->start_ms) < 0) rc = bad("--start", optarg); break;
+        case O_START:
+            if (gs_parse_time_why(optarg, gs_now_ms(), &o->start_ms, why, sizeof(why)) < 0) {
+                fprintf(stderr, "gpuscope record: bad --start '%s': %s\n", optarg, why);
+                rc = GS_EXIT_USAGE;
+            }
+            break;
         case 'h': record_usage(stdout); return -1;
         default: record_usage(stderr); return GS_EXIT_USAGE;
         }
@@ -117,22 +123,37 @@ static int record_estimate(const struct gs_record_opts *o)
     }
     gs_snapshot_init(&snap);
     gs_sampler_snapshot(s, &snap, &err);
-    uint32_t nprocs = 0;
-    for (uint32_t i = 0; i < snap.ngpus; i++)
-        nprocs += snap.gpus[i].nprocs;
+    /* Process rows are per process and GPU; people count processes. */
+    uint32_t pairs = 0, nprocs = 0;
+    for (uint32_t i = 0; i < snap.ngpus; i++) {
+        pairs += snap.gpus[i].nprocs;
+        for (uint32_t k = 0; k < snap.gpus[i].nprocs; k++) {
+            uint32_t pid = snap.gpus[i].procs[k].pid;
+            bool seen = false;
+            for (uint32_t j = 0; j < i && !seen; j++)
+                for (uint32_t m = 0; m < snap.gpus[j].nprocs && !seen; m++)
+                    seen = snap.gpus[j].procs[m].pid == pid;
+            for (uint32_t m = 0; m < k && !seen; m++)
+                seen = snap.gpus[i].procs[m].pid == pid;
+            nprocs += !seen;
+        }
+    }
     uint64_t full, roll, proc;
-    uint64_t total = gs_record_estimate_bytes(snap.ngpus, nprocs, o, &full, &roll, &proc);
+    uint64_t total = gs_record_estimate_bytes(snap.ngpus, pairs, o, &full, &roll, &proc);
     char a[32], b[32], c[32], d[32];
     human(full, a, sizeof(a));
     human(roll, b, sizeof(b));
     human(proc, c, sizeof(c));
     human(total, d, sizeof(d));
-    printf("%u GPUs, %u processes now, every %.3g s:\n"
+    char pairs_txt[48] = "";
+    if (pairs != nprocs)
+        snprintf(pairs_txt, sizeof(pairs_txt), " (%u process-GPU pairs)", pairs);
+    printf("%u GPUs, %u processes%s now, every %.3g s:\n"
            "  full resolution (%.0f h):      %s\n"
            "  per-process (+ rollups):     %s\n"
            "  one-minute rollups (%.0f days): %s\n"
            "  total:                        %s%s\n",
-           snap.ngpus, nprocs, (o->interval_ms ? o->interval_ms : 1000) / 1000.0,
+           snap.ngpus, nprocs, pairs_txt, (o->interval_ms ? o->interval_ms : 1000) / 1000.0,
            (o->keep_full_ms ? o->keep_full_ms : GS_STORE_KEEP_FULL_MS) / 3600e3, a, c,
            (o->keep_rollup_ms ? o->keep_rollup_ms : GS_STORE_KEEP_ROLLUP_MS) / 86400e3, b, d,
            o->max_size_bytes && total == o->max_size_bytes ? " (the --max-size cap)" : "");

@@ -69,9 +69,16 @@ int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     }
     o.to_ms = now;
     o.from_ms = now - since;
-    if ((to && gs_parse_time_ms(to, now, &o.to_ms) < 0) || (from && gs_parse_time_ms(from, now, &o.from_ms) < 0)) {
-        fprintf(stderr, "gpuscope report: bad time '%s' (RFC 3339, 'YYYY-MM-DD HH:MM', '-2h', 'now', @EPOCH)\n",
-                to && gs_parse_time_ms(to, now, &o.to_ms) < 0 ? to : from);
+    char why[256];
+    const char *bad = NULL;
+    if (to && gs_parse_time_why(to, now, &o.to_ms, why, sizeof(why)) < 0)
+        bad = "--to";
+    else if (from && gs_parse_time_why(from, now, &o.from_ms, why, sizeof(why)) < 0)
+        bad = "--from";
+    if (bad) {
+        fprintf(stderr, "gpuscope report: bad %s '%s': %s\n  hint: times are RFC 3339 (2024-05-01T03:00:00+02:00),"
+                " 'YYYY-MM-DD[ HH:MM[:SS]]' in local time, '-2h', 'now' or @EPOCH\n", bad, bad[2] == 't' ? to : from,
+                why);
         return GS_EXIT_USAGE;
     }
     if (to && !from)

@@ -5,11 +5,13 @@
  * drop-in for dcgm-exporter (port 9400, DCGM metric names); docs/SERVE.md.
  */
 #include "cmd/cmd.h"
+#include "k8s/kubelet.h"
 #include "serve/serve.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/un.h>
 
 struct sopt {
     const char *lng;   /* "--listen" */
@@ -39,8 +41,9 @@ static int set_listen(struct gs_serve_opts *o, const char *v, struct gs_err *err
     return gs_http_parse_listen(v, host, sizeof(host), &port, err);
 }
 
-/* 1s, 500ms, 2.5s, or plain milliseconds */
-static int set_interval(struct gs_serve_opts *o, const char *v, struct gs_err *err)
+/* 1s, 500ms, 2.5s, or plain milliseconds, from lo_ms to 1h */
+static int parse_ms(const char *opt, const char *v, double lo_ms, const char *lo, uint32_t *out,
+                    struct gs_err *err)
 {
     char *end;
     double x = strtod(v, &end);
@@ -50,11 +53,16 @@ static int set_interval(struct gs_serve_opts *o, const char *v, struct gs_err *e
         x *= 1000;
     else if (strcmp(end, "ms") && *end)
         x = -1;
-    if (x < 10 || x > 3600 * 1000)
-        return gs_err_set(err, GS_E_USAGE,
-                          "--interval '%s': expected a duration from 10ms to 1h, e.g. 1s or 500ms", v);
-    o->interval_ms = (uint32_t)x;
+    if (x < lo_ms || x > 3600 * 1000)
+        return gs_err_set(err, GS_E_USAGE, "%s '%s': expected a duration from %s to 1h, e.g. 1s or 500ms", opt,
+                          v, lo);
+    *out = (uint32_t)x;
     return 0;
+}
+
+static int set_interval(struct gs_serve_opts *o, const char *v, struct gs_err *err)
+{
+    return parse_ms("--interval", v, 10, "10ms", &o->interval_ms, err);
 }
 
 static int set_webcfg(struct gs_serve_opts *o, const char *v, struct gs_err *err)
@@ -118,6 +126,11 @@ static int set_maxconn(struct gs_serve_opts *o, const char *v, struct gs_err *er
     return parse_uint("--max-connections", v, 1, 100000, &o->max_connections, err);
 }
 
+static int set_maxconn_ip(struct gs_serve_opts *o, const char *v, struct gs_err *err)
+{
+    return parse_uint("--max-connections-per-ip", v, 0, 100000, &o->max_connections_per_ip, err);
+}
+
 static int set_timeout(struct gs_serve_opts *o, const char *v, struct gs_err *err)
 {
     return parse_uint("--timeout", v, 1, 3600, &o->timeout_s, err);
@@ -126,6 +139,55 @@ static int set_timeout(struct gs_serve_opts *o, const char *v, struct gs_err *er
 static int set_threads(struct gs_serve_opts *o, const char *v, struct gs_err *err)
 {
     return parse_uint("--threads", v, 1, 64, &o->threads, err);
+}
+
+/* ---- Kubernetes pods from the kubelet (dcgm-exporter's option names) ---- */
+
+static int set_kube_socket(struct gs_serve_opts *o, const char *v, struct gs_err *err)
+{
+    if (strlen(v) >= sizeof(((struct sockaddr_un *)0)->sun_path))
+        return gs_err_set(err, GS_E_USAGE,
+                          "--pod-resources-kubelet-socket '%.40s...': longer than a UNIX socket path can be "
+                          "(%zu bytes)",
+                          v, sizeof(((struct sockaddr_un *)0)->sun_path) - 1);
+    o->kubelet_socket = v;
+    return 0;
+}
+
+static int set_kube_interval(struct gs_serve_opts *o, const char *v, struct gs_err *err)
+{
+    return parse_ms("--kubelet-interval", v, 100, "100ms", &o->kubelet_interval_ms, err);
+}
+
+static int set_kube_timeout(struct gs_serve_opts *o, const char *v, struct gs_err *err)
+{
+    return parse_ms("--kubelet-timeout", v, 10, "10ms", &o->kubelet_timeout_ms, err);
+}
+
+static int set_resnames(struct gs_serve_opts *o, const char *v, struct gs_err *err)
+{
+    (void)err;
+    o->resource_names = v;
+    return 0;
+}
+
+static int set_vgpus(struct gs_serve_opts *o, const char *v, struct gs_err *err)
+{
+    (void)v, (void)err;
+    o->virtual_gpus = true;
+    return 0;
+}
+
+static int set_idtype(struct gs_serve_opts *o, const char *v, struct gs_err *err)
+{
+    if (!strcmp(v, "uid") || !strcmp(v, "device-name")) {
+        o->gpu_id_device_name = v[0] == 'd';
+        return 0;
+    }
+    return gs_err_set(err, GS_E_USAGE,
+                      "--kubernetes-gpu-id-type '%s': expected uid (GPU UUIDs, NVIDIA's device plugin) or "
+                      "device-name (nvidia0, GKE's device plugin)",
+                      v);
 }
 
 static const struct sopt sopts[] = {
@@ -143,11 +205,26 @@ static const struct sopt sopts[] = {
       "add the full command line as label cmdline on per-process series (it may hold secrets)" },
     { "--host-root", NULL, "DIR", set_root,
       "prefix for the host's /var/log/pods and /var/log/containers (default $GPUSCOPE_ROOT or none)" },
-    { "--max-connections", NULL, "N", set_maxconn, "concurrent HTTP connections (default 64)" },
-    { "--timeout", NULL, "SECONDS", set_timeout, "close connections idle this long (default 10)" },
+    { "--max-connections", NULL, "N", set_maxconn,
+      "concurrent HTTP connections (default 64); beyond, the oldest idle one is closed" },
+    { "--max-connections-per-ip", NULL, "N", set_maxconn_ip,
+      "concurrent connections from one client address (default 8, 0: no limit)" },
+    { "--timeout", NULL, "SECONDS", set_timeout,
+      "a request must arrive whole within this, and idle connections close after it (default 10)" },
     { "--threads", NULL, "N", set_threads, "HTTP threads (default 2)" },
     { "--no-openmetrics", NULL, NULL, set_no_om,
       "always answer Prometheus text 0.0.4, even when OpenMetrics is asked for" },
+    { "--pod-resources-kubelet-socket", NULL, "PATH", set_kube_socket,
+      "the kubelet's pod-resources socket for pod labels (default " GS_KUBELET_SOCKET
+      ", used when present; none: off)" },
+    { "--kubelet-interval", NULL, "DURATION", set_kube_interval, "how often to ask the kubelet (default 5s)" },
+    { "--kubelet-timeout", NULL, "DURATION", set_kube_timeout, "how long one answer may take (default 3s)" },
+    { "--kubernetes-virtual-gpus", NULL, NULL, set_vgpus,
+      "a DCGM series per pod sharing a GPU (time-slicing, MPS), with label vgpu, as dcgm-exporter" },
+    { "--kubernetes-gpu-id-type", NULL, "TYPE", set_idtype,
+      "how the device plugin names GPUs: uid (UUIDs, default) or device-name (nvidia<index>, GKE)" },
+    { "--nvidia-resource-names", NULL, "LIST", set_resnames,
+      "more resource names that are NVIDIA GPUs (comma-separated), e.g. nvidia.com/gpu.shared" },
 };
 
 #define NOPTS (sizeof(sopts) / sizeof(sopts[0]))
@@ -165,7 +242,7 @@ static void serve_usage(FILE *out)
         if (sopts[i].alias)
             fprintf(out, "  %-30s same as %s\n", sopts[i].alias, sopts[i].lng);
     }
-    fprintf(out, "\nStops on SIGINT or SIGTERM. See docs/SERVE.md for every metric.\n");
+    fprintf(out, "\nStops on SIGINT or SIGTERM; SIGHUP reloads the web config. See docs/SERVE.md for every metric.\n");
 }
 
 /* argv[i] -> option, value (from "--x=v" or the next argument); advances *i. */

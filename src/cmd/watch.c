@@ -7,6 +7,7 @@
  * or after --count ticks, delivering what is queued first. docs/HEALTH.md.
  */
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/sampler.h"
 #include "health/health.h"
 #include "health/kmsg.h"
@@ -20,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+
+#include "lib/clock.h"
 
 static volatile sig_atomic_t stop_flag;
 
@@ -38,49 +41,72 @@ struct wargs {
     const char *only_ids;
     const char *kernel_log;   /* NULL: /dev/kmsg */
     bool no_kernel_log;
+    int64_t am_resend_ms;     /* --alertmanager-resend; 0: the rules' (60 s) */
     struct gs_health_cfg cfg;
+    unsigned lost;            /* notifications never delivered */
 };
 
-static void usage(void)
-{
-    printf("usage: gpuscope watch [options]\n\n"
-           "Evaluate health checks and alert rules continuously; notify on stdout, by running a program,\n"
-           "or through a webhook.\n\n"
-           "  --rules=FILE          rules file (default: the built-in rules, see --print-rules)\n"
-           "  --check-rules         parse the rules file and exit (2 with file:line: reason if bad)\n"
-           "  --print-rules         print the built-in default rules\n"
-           "  --interval=DUR        between evaluations (default 1s)\n"
-           "  --count=N             stop after N evaluations\n"
-           "  --drain=DUR           at exit, keep delivering queued notifications this long (10s)\n"
-           "  --webhook=URL[,FMT]   also POST to URL (FMT: generic, slack, alertmanager)\n"
-           "  --exec=/PATH          also run this program (no shell) with the alert on stdin\n"
-           "  --expect-gpus=N       fewer GPUs than N is an alert\n"
-           "  --kernel-log=FILE     follow FILE for Xid lines instead of /dev/kmsg (new lines only)\n"
-           "  --no-kernel-log       Xids from NVML's events only\n"
-           "  -i, --id=IDS          only these GPUs\n"
-           "  --threshold=NAME=VAL  override a health threshold (see gpuscope doctor --list-thresholds)\n\n"
-           "Exit codes: 0 stopped normally, 2 usage or bad rules, 3 no NVML/driver, 4 no GPU.\n"
-           "See docs/HEALTH.md.\n");
-}
+/* ---- options (one table: parsing and --help) ------------------------------------------------ */
 
-static const char *val(int argc, char **argv, int *i, const char *name, struct gs_err *err)
-{
-    size_t n = strlen(name);
-    if (!strncmp(argv[*i], name, n) && argv[*i][n] == '=')
-        return argv[*i] + n + 1;
-    if (*i + 1 >= argc) {
-        gs_err_set(err, GS_E_USAGE, "%s needs a value", name);
-        return NULL;
-    }
-    return argv[++*i];
-}
+struct wctx {
+    struct wargs *w;
+    struct gs_rules *rs;
+};
 
-static bool opt(const char *a, const char *name)
-{
-    size_t n = strlen(name);
-    return !strncmp(a, name, n) && (a[n] == '\0' || a[n] == '=');
-}
+static void usage(void);
 
+#define W (((struct wctx *)ctx)->w)
+#define RS (((struct wctx *)ctx)->rs)
+static int o_help(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)ctx, (void)v, (void)err;
+    usage();
+    return GS_OPT_DONE;
+}
+static int o_print_rules(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)ctx, (void)v, (void)err;
+    fputs(gs_rules_default, stdout);
+    return GS_OPT_DONE;
+}
+static int o_check(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)v, (void)err;
+    W->check_only = true;
+    return 0;
+}
+static int o_rules(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)err;
+    W->rules_path = v[0];
+    return 0;
+}
+static int o_interval(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if ((W->interval_ms = gs_health_duration_ms(v[0])) < 10)
+        return gs_err_set(err, GS_E_USAGE, "--interval: '%s' is not a duration of at least 10ms", v[0]);
+    return 0;
+}
+static int o_count(void *ctx, const char *const *v, struct gs_err *err)
+{
+    char *end;
+    W->count = strtol(v[0], &end, 10);
+    if (end == v[0] || *end || W->count < 1)
+        return gs_err_set(err, GS_E_USAGE, "--count: '%s' is not a positive number", v[0]);
+    return 0;
+}
+static int o_drain(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if ((W->drain_ms = gs_health_duration_ms(v[0])) < 0)
+        return gs_err_set(err, GS_E_USAGE, "--drain: '%s' is not a duration", v[0]);
+    return 0;
+}
+static int o_resend(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if ((W->am_resend_ms = gs_health_duration_ms(v[0])) < 1000)
+        return gs_err_set(err, GS_E_USAGE, "--alertmanager-resend: '%s' is not a duration of at least 1s", v[0]);
+    return 0;
+}
 static int add_target_line(struct gs_rules *rs, const char *kind, const char *v, struct gs_err *err)
 {
     char line[700];
@@ -91,65 +117,75 @@ static int add_target_line(struct gs_rules *rs, const char *kind, const char *v,
         snprintf(line, sizeof(line), "notify %s %s", kind, v);
     return gs_rules_parse(rs, line, strlen(line), kind[0] == 'w' ? "--webhook" : "--exec", err);
 }
-
-static int parse_args(int argc, char **argv, struct wargs *w, struct gs_rules *rs, struct gs_err *err)
+static int o_webhook(void *ctx, const char *const *v, struct gs_err *err)
 {
-    const char *v;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-            usage();
-            return 1;
-        } else if (!strcmp(a, "--print-rules")) {
-            fputs(gs_rules_default, stdout);
-            return 1;
-        } else if (!strcmp(a, "--check-rules")) {
-            w->check_only = true;
-        } else if (opt(a, "--rules")) {
-            if (!(w->rules_path = val(argc, argv, &i, "--rules", err)))
-                return -GS_E_USAGE;
-        } else if (opt(a, "--interval")) {
-            if (!(v = val(argc, argv, &i, "--interval", err)))
-                return -GS_E_USAGE;
-            if ((w->interval_ms = gs_health_duration_ms(v)) < 10)
-                return gs_err_set(err, GS_E_USAGE, "--interval: '%s' is not a duration of at least 10ms", v);
-        } else if (opt(a, "--count")) {
-            if (!(v = val(argc, argv, &i, "--count", err)))
-                return -GS_E_USAGE;
-            char *end;
-            w->count = strtol(v, &end, 10);
-            if (end == v || *end || w->count < 1)
-                return gs_err_set(err, GS_E_USAGE, "--count: '%s' is not a positive number", v);
-        } else if (opt(a, "--drain")) {
-            if (!(v = val(argc, argv, &i, "--drain", err)))
-                return -GS_E_USAGE;
-            if ((w->drain_ms = gs_health_duration_ms(v)) < 0)
-                return gs_err_set(err, GS_E_USAGE, "--drain: '%s' is not a duration", v);
-        } else if (opt(a, "--webhook") || opt(a, "--exec")) {
-            bool wh = a[2] == 'w';
-            if (!(v = val(argc, argv, &i, wh ? "--webhook" : "--exec", err)) ||
-                add_target_line(rs, wh ? "webhook" : "exec", v, err) < 0)
-                return -GS_E_USAGE;
-        } else if (opt(a, "--expect-gpus")) {
-            if (!(v = val(argc, argv, &i, "--expect-gpus", err)))
-                return -GS_E_USAGE;
-            w->cfg.expect_gpus = (int32_t)strtol(v, NULL, 10);
-        } else if (opt(a, "--kernel-log")) {
-            if (!(w->kernel_log = val(argc, argv, &i, "--kernel-log", err)))
-                return -GS_E_USAGE;
-        } else if (!strcmp(a, "--no-kernel-log")) {
-            w->no_kernel_log = true;
-        } else if (opt(a, "--id") || !strcmp(a, "-i")) {
-            if (!(w->only_ids = val(argc, argv, &i, a[1] == 'i' ? "-i" : "--id", err)))
-                return -GS_E_USAGE;
-        } else if (opt(a, "--threshold")) {
-            if (!(v = val(argc, argv, &i, "--threshold", err)) || gs_health_cfg_set(&w->cfg, v, err) < 0)
-                return -GS_E_USAGE;
-        } else {
-            return gs_err_set(err, GS_E_USAGE, "watch: unknown option '%s' (see gpuscope watch --help)", a);
-        }
-    }
+    return add_target_line(RS, "webhook", v[0], err) < 0 ? -GS_E_USAGE : 0;
+}
+static int o_exec(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return add_target_line(RS, "exec", v[0], err) < 0 ? -GS_E_USAGE : 0;
+}
+static int o_expect(void *ctx, const char *const *v, struct gs_err *err)
+{
+    char *end;
+    long n = strtol(v[0], &end, 10);
+    if (end == v[0] || *end || n < 1 || n > 1024)
+        return gs_err_set(err, GS_E_USAGE, "--expect-gpus: '%s' is not a count", v[0]);
+    W->cfg.expect_gpus = (int32_t)n;
     return 0;
+}
+static int o_klog(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)err;
+    W->kernel_log = v[0];
+    return 0;
+}
+static int o_no_klog(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)v, (void)err;
+    W->no_kernel_log = true;
+    return 0;
+}
+static int o_id(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)err;
+    W->only_ids = v[0];
+    return 0;
+}
+static int o_threshold(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return gs_health_cfg_set(&W->cfg, v[0], err) < 0 ? -GS_E_USAGE : 0;
+}
+#undef W
+#undef RS
+
+static const struct gs_opt watch_opts[] = {
+    { "--rules", 0, "FILE", o_rules, "rules file (default: the built-in rules, see --print-rules)" },
+    { "--check-rules", 0, NULL, o_check, "parse the rules file and exit (2 with file:line: reason if bad)" },
+    { "--print-rules", 0, NULL, o_print_rules, "print the built-in default rules" },
+    { "--interval", 0, "DUR", o_interval, "between evaluations (default 1s)" },
+    { "--count", 0, "N", o_count, "stop after N evaluations" },
+    { "--drain", 0, "DUR", o_drain, "at exit, keep delivering queued notifications this long (10s)" },
+    { "--webhook", 0, "URL[,FMT]", o_webhook, "also POST to URL (FMT: generic, slack, alertmanager)" },
+    { "--alertmanager-resend", 0, "DUR", o_resend,
+      "re-send active alerts to Alertmanager this often (60s; below its resolve_timeout)" },
+    { "--exec", 0, "/PATH", o_exec, "also run this program (no shell) with the alert on stdin" },
+    { "--expect-gpus", 0, "N", o_expect, "fewer GPUs than N is an alert" },
+    { "--kernel-log", 0, "FILE", o_klog, "follow FILE for Xid lines instead of /dev/kmsg (new lines only)" },
+    { "--no-kernel-log", 0, NULL, o_no_klog, "Xids from NVML's events only" },
+    { "--id", 'i', "IDS", o_id, "only these GPUs" },
+    { "--threshold", 0, "NAME=VAL", o_threshold, "override a health threshold (see gpuscope doctor --list-thresholds)" },
+    { "--help", 'h', NULL, o_help, "this help" },
+};
+
+static void usage(void)
+{
+    printf("usage: gpuscope watch [options]\n\n"
+           "Evaluate health checks and alert rules continuously; notify on stdout, by running a program,\n"
+           "or through a webhook.\n\n");
+    gs_opts_help(stdout, watch_opts, sizeof(watch_opts) / sizeof(watch_opts[0]));
+    printf("\nExit codes: 0 stopped normally, 1 notifications could not be delivered, 2 usage or bad rules,\n"
+           "3 no NVML/driver, 4 no GPU. See docs/HEALTH.md.\n");
 }
 
 struct loop {
@@ -196,17 +232,10 @@ static void on_note(void *arg, const struct gs_alert_note *n)
     gs_notifier_send(l->nt, n);
 }
 
-static int64_t mono_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void sleep_until(int64_t t)
 {
     while (!stop_flag) {
-        int64_t d = t - mono_ms();
+        int64_t d = t - gs_clock_mono_ms();
         if (d <= 0)
             return;
         struct timespec ts = { (time_t)(d / 1000), (long)(d % 1000) * 1000000L };
@@ -215,7 +244,7 @@ static void sleep_until(int64_t t)
     }
 }
 
-static int run(const struct wargs *w, struct gs_rules *rs, struct gs_err *err)
+static int run(struct wargs *w, struct gs_rules *rs, struct gs_err *err)
 {
     struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
     struct gs_sampler *s;
@@ -224,6 +253,7 @@ static int run(const struct wargs *w, struct gs_rules *rs, struct gs_err *err)
     struct loop l = { 0 };
     o.slow = GS_SLOW_SKIP;
     o.only_ids = w->only_ids;
+    gs_sim_stepping_prepare();
     int rc = gs_sampler_open(&s, &o, err);
     if (rc < 0)
         return rc;
@@ -236,7 +266,7 @@ static int run(const struct wargs *w, struct gs_rules *rs, struct gs_err *err)
     gs_snapshot_init(&snap);
     kmsg_open(w, &l);
     gs_sim_step_fn step = NULL;
-    int64_t start = mono_ms(), t = 0;
+    int64_t start = gs_clock_mono_ms(), t = 0;
     for (long k = 0; !stop_flag && (!w->count || k < w->count); k++) {
         if (k > 0) {
             if (step) {
@@ -244,7 +274,7 @@ static int run(const struct wargs *w, struct gs_rules *rs, struct gs_err *err)
                 t += w->interval_ms;
             } else {
                 sleep_until(start + k * w->interval_ms);
-                t = mono_ms() - start;
+                t = gs_clock_mono_ms() - start;
             }
         }
         rc = gs_sampler_snapshot(s, &snap, err);
@@ -254,12 +284,14 @@ static int run(const struct wargs *w, struct gs_rules *rs, struct gs_err *err)
             step = gs_sim_clock_stepper(&snap.sys);
         gs_health_add(h, &snap, t);
         kmsg_tick(&l, h);
-        gs_health_eval(h, &f);
+        if (gs_health_eval(h, &f) < 0)
+            fprintf(stderr, "gpuscope watch: out of memory: %zu finding%s of this evaluation could not be kept "
+                            "(the rules saw the others)\n", f.lost, f.lost == 1 ? "" : "s");
         gs_rules_eval(rs, &snap, &f, t, on_note, &l);
     }
     if (rs->suppressed)
         fprintf(stderr, "gpuscope watch: rate limit suppressed %u notifications\n", rs->suppressed);
-    gs_notifier_stop(l.nt, (int)w->drain_ms);
+    w->lost = gs_notifier_stop(l.nt, (int)w->drain_ms);
     gs_findings_free(&f);
     gs_snapshot_release(&snap);
     if (l.tailing)
@@ -280,11 +312,14 @@ int cmd_watch(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     struct gs_rules *rs = calloc(1, sizeof(*rs));
     if (!rs)
         return GS_EXIT_FAILURE;
-    int rc = parse_args(argc, argv, &w, rs, &err);
+    struct wctx wc = { &w, rs };
+    int rc = gs_opts_parse(watch_opts, sizeof(watch_opts) / sizeof(watch_opts[0]), argc, argv, &wc, "watch", &err);
     if (rc == 0) {
         rc = w.rules_path ? gs_rules_load(rs, w.rules_path, &err)
                           : gs_rules_parse(rs, gs_rules_default, strlen(gs_rules_default), "(built-in rules)", &err);
     }
+    if (rc == 0 && w.am_resend_ms)
+        rs->am_resend_ms = w.am_resend_ms;
     if (rc == 0 && w.check_only) {
         printf("%s: %d rules, %d notify targets\n", w.rules_path ? w.rules_path : "(built-in rules)", rs->nrules,
                rs->ntargets);
@@ -303,6 +338,10 @@ int cmd_watch(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     if (rc < 0) {
         gs_err_print(&err);
         return gs_exit_from_errc(rc);
+    }
+    if (w.lost) {
+        fprintf(stderr, "gpuscope watch: %u notification%s never delivered\n", w.lost, w.lost == 1 ? "" : "s");
+        return GS_EXIT_FAILURE;
     }
     return GS_EXIT_OK;
 }

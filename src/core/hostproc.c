@@ -10,14 +10,18 @@
  * cmdline and cgroup relative to it; the user comes from the kernel's pidfd
  * info (Linux 6.13+; else the directory's owner, and status only when that
  * says root), so status is not formatted at all. RSS comes from stat
- * and CPU from the process CPU clock, so a one-shot query opens nothing more.
+ * and CPU from the process CPU clock, so a one-shot query opens nothing more
+ * (told so by gs_hostproc_once, it keeps no descriptor and reads only the
+ * files the output prints).
  * The directory is kept: it pins the process (files opened through it fail
  * once it is reaped, even if the PID number was reused), so the second tick
  * opens statm through it and keeps that instead. From then on, on our own
  * procfs, a tick costs two cheap calls per PID: the process CPU clock
  * (clock_gettime on the PID's CPU clock: all threads, in ns, about 4x cheaper
  * than formatting /proc/PID/stat) and one pread(2) of the kept statm; comm,
- * parent and group are re-read from stat every 5 s. On another namespace's
+ * parent and group (which change only by prctl or when the parent dies) are
+ * re-read from stat every 30 to 60 s, each PID on its own phase so that a
+ * job's processes that all started together do not re-read in one tick. On another namespace's
  * procfs (a host /proc mounted into a container) the kept descriptor is
  * PID/stat instead; on a fixture tree every tick reads stat.
  * No stdio, no heap on the hot path: stack buffers and plain pread(2), one
@@ -26,6 +30,7 @@
 #include "core/hostproc_priv.h"
 
 #include "core/err.h"
+#include "lib/roots.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -46,10 +51,15 @@
 #define HP_STATUS_BUF 1024         /* the Uid: line is within the first ~400 bytes */
 #define HP_MIN_SLOTS 64u
 #define HP_MAX_KEPT_FDS 4096u
-#define HP_STAT_REFRESH_NS UINT64_C(5000000000) /* comm, parent, group: re-read this often */
+#define HP_STAT_REFRESH_NS UINT64_C(60000000000) /* comm, parent, group: re-read at most ... */
+#define HP_STAT_REFRESH_SPREAD 32u                  /* ... this period less 0..15/32 of it, by PID */
 #define HP_OPEN_FLAGS (O_RDONLY | O_CLOEXEC | O_NOCTTY)
 
-#define HP_TICK_MASK ((1u << GS_P_CPU) | (1u << GS_P_RSS))
+#define HP_CPU_MASK ((1u << GS_P_CPU) | (1u << GS_P_CPU_TIME)) /* from the process CPU clock */
+#define HP_TICK_MASK ((1u << GS_P_CPU) | (1u << GS_P_RSS) | (1u << GS_P_CPU_TIME))
+#define HP_STAT_MASK                                                                              \
+    ((1u << GS_P_CPU) | (1u << GS_P_RSS) | (1u << GS_P_CPU_TIME) | (1u << GS_P_START) |          \
+     (1u << GS_P_PARENT))
 #define HP_IDENTITY_MASK                                                                          \
     ((1u << GS_P_USER) | (1u << GS_P_COMM) | (1u << GS_P_CONTAINER) | (1u << GS_P_POD))
 
@@ -159,7 +169,7 @@ static int hp_keep(struct gs_hostproc *hp, int *slot, int fd)
  * described it, drop the live readings); otherwise say why it is invisible. */
 static void hp_mark_gone(struct hp_rec *r, int err)
 {
-    struct gs_proc *h = &r->host;
+    struct hp_host *h = &r->host;
 
     r->cpu_prev_ok = false;
     if (err == EACCES || err == EPERM) {
@@ -209,27 +219,40 @@ static bool hp_pidfd_works(void)
            info.ruid == (uint32_t)getuid() && info.euid == (uint32_t)geteuid();
 }
 
+/* The owner of the PID directory when it is not root (0), else -1. */
+static int hp_dir_owner(const struct gs_hostproc *hp, int dfd, uint32_t *uid)
+{
+    struct stat sb;
+
+    if (!hp->is_procfs || fstat(dfd, &sb) < 0 || sb.st_uid == 0)
+        return -1;
+    *uid = (uint32_t)sb.st_uid;
+    return 0;
+}
+
 /* The real uid (what status says, and what gpustat and nvitop report): from
  * the kernel's pidfd info where it has one; else the owner of the PID
- * directory (the effective uid, one fstat away), except that it says root
- * also for a non-dumpable process, so root is checked in status. The caller
- * reads through dfd afterwards, which proves the PID still named the
- * process dfd pins when the pidfd was opened. */
-static int hp_read_uid(const struct gs_hostproc *hp, uint32_t pid, int dfd, uint32_t *uid)
+ * directory (the effective uid, one fstat away; before Linux 4.11 root for
+ * a non-dumpable process), so a root owner is checked in status. (Asking
+ * the directory first would save a one-shot two calls per process, but give
+ * a set-uid program's effective user where top and the gpustat face give
+ * the real one.) The pidfd probe runs at the first use. The caller reads
+ * through dfd afterwards, which proves the PID still named the process dfd
+ * pins when the pidfd was opened. */
+static int hp_read_uid(struct gs_hostproc *hp, uint32_t pid, int dfd, uint32_t *uid)
 {
     char buf[HP_STATUS_BUF];
     struct hp_pidfd_info info;
-    struct stat sb;
     ssize_t n;
 
-    if (hp->pidfd_info && hp_pidfd_creds(pid, &info) == 0) {
+    if (hp->pidfd_info < 0)
+        hp->pidfd_info = hp->own_ns && hp_pidfd_works();
+    if (hp->pidfd_info > 0 && hp_pidfd_creds(pid, &info) == 0) {
         *uid = info.ruid;
         return 0;
     }
-    if (hp->is_procfs && fstat(dfd, &sb) == 0 && sb.st_uid != 0) {
-        *uid = (uint32_t)sb.st_uid;
+    if (hp_dir_owner(hp, dfd, uid) == 0)
         return 0;
-    }
     n = hp_read_at(dfd, "status", buf, sizeof(buf));
     return n > 0 ? gs_hp_parse_status_uid(buf, (size_t)n, uid) : -1;
 }
@@ -240,45 +263,59 @@ static int hp_read_uid(const struct gs_hostproc *hp, uint32_t pid, int dfd, uint
 static int hp_load_identity(struct gs_hostproc *hp, struct hp_rec *r, int dfd)
 {
     char buf[HP_CGROUP_BUF];
-    struct gs_proc *h = &r->host;
+    struct hp_host *h = &r->host;
     ssize_t n;
 
     h->valid &= ~HP_IDENTITY_MASK;
-    h->cmdline[0] = h->user[0] = '\0';
+    gs_hp_clear_cmdline(h);
+    h->user[0] = '\0';
     bool uid_ok = hp_read_uid(hp, r->pid, dfd, &h->uid) == 0; /* first: see hp_read_uid */
-    n = hp_read_at(dfd, "cmdline", buf, GS_CMDLINE_MAX);
-    if (n < 0) {
-        hp_mark_gone(r, (int)-n);
-        return -1;
+    if (!(hp->want & GS_HOSTPROC_NO_CMDLINE)) {
+        n = hp_read_at(dfd, "cmdline", buf, GS_CMDLINE_MAX);
+        if (n < 0) {
+            hp_mark_gone(r, (int)-n);
+            return -1;
+        }
+        gs_hp_set_cmdline(h, buf, (size_t)n);
     }
-    gs_hp_set_cmdline(h, buf, (size_t)n);
     if (uid_ok) {
         gs_hp_user_name(hp, h->uid, h->user, sizeof(h->user));
-        gs_proc_set(h, GS_P_USER);
+        hp_set(h, GS_P_USER);
     }
+    if (!(hp->want & ((1u << GS_P_CONTAINER) | (1u << GS_P_POD))))
+        return 0;
     n = hp_read_at(dfd, "cgroup", buf, sizeof(buf));
-    if (n > 0)
-        gs_hostproc_parse_cgroup(buf, (size_t)n, h);
+    if (n > 0) {
+        struct gs_proc c = {0};
+        const uint32_t m = (1u << GS_P_CONTAINER) | (1u << GS_P_POD);
+        gs_hostproc_parse_cgroup(buf, (size_t)n, &c);
+        h->valid = (h->valid & ~m) | (c.valid & m);
+        memcpy(h->container_id, c.container_id, sizeof(h->container_id));
+        memcpy(h->container_runtime, c.container_runtime, sizeof(h->container_runtime));
+        memcpy(h->pod_uid, c.pod_uid, sizeof(h->pod_uid));
+    }
     return 0;
 }
 
 /* CPU % over the time since the previous reading of the same kind. */
 static void hp_update_cpu(struct gs_hostproc *hp, struct hp_rec *r, uint64_t cpu_ns)
 {
-    struct gs_proc *h = &r->host;
+    struct hp_host *h = &r->host;
 
+    h->cpu_time_ns = cpu_ns;
+    hp_set(h, GS_P_CPU_TIME);
     if (r->cpu_prev_ok && hp->now_ns > r->prev_ns && cpu_ns >= r->prev_cpu_ns) {
         h->cpu_pct = 100.0 * (double)(cpu_ns - r->prev_cpu_ns) / (double)(hp->now_ns - r->prev_ns);
-        gs_proc_set(h, GS_P_CPU);
+        hp_set(h, GS_P_CPU);
     }
     r->prev_cpu_ns = cpu_ns;
     r->prev_ns = hp->now_ns;
     r->cpu_prev_ok = true;
 }
 
-static void hp_set_start(struct gs_hostproc *hp, struct gs_proc *h)
+static void hp_set_start(struct gs_hostproc *hp, struct hp_host *h)
 {
-    if (gs_proc_has(h, GS_P_START))
+    if (hp_has(h, GS_P_START))
         h->age_s = hp->now_s > h->start_time ? (uint64_t)(hp->now_s - h->start_time) : 0;
 }
 
@@ -287,23 +324,23 @@ static void hp_set_start(struct gs_hostproc *hp, struct gs_proc *h)
 static void hp_apply_stat(struct gs_hostproc *hp, struct hp_rec *r, const struct gs_proc_stat *st,
                           bool live)
 {
-    struct gs_proc *h = &r->host;
+    struct hp_host *h = &r->host;
 
     gs_hp_copy_str(h->comm, sizeof(h->comm), st->comm);
-    gs_proc_set(h, GS_P_COMM);
+    hp_set(h, GS_P_COMM);
     h->ppid = st->ppid;
     h->pgid = st->pgid;
-    gs_proc_set(h, GS_P_PARENT);
+    hp_set(h, GS_P_PARENT);
     if (hp->btime_ok) {
         h->start_time = hp->btime_s + (int64_t)(st->start_ticks / (uint64_t)hp->clk_tck);
-        gs_proc_set(h, GS_P_START);
+        hp_set(h, GS_P_START);
         hp_set_start(hp, h);
     }
     r->stat_ns = hp->now_ns;
     if (!live)
         return;
     h->rss_bytes = st->rss_pages * (uint64_t)hp->page_bytes;
-    gs_proc_set(h, GS_P_RSS);
+    hp_set(h, GS_P_RSS);
     if (!hp->own_ns)
         hp_update_cpu(hp, r, st->cpu_ticks * (1000000000u / (uint64_t)hp->clk_tck));
 }
@@ -317,7 +354,16 @@ static void hp_apply_clock(struct gs_hostproc *hp, struct hp_rec *r, bool cpu_ok
         r->host.valid &= ~(1u << GS_P_CPU);
 }
 
-/* A fresh stat read for comm/parent/group, every HP_STAT_REFRESH_NS. */
+/* How often this PID's comm/parent/group are re-read: between half and all of
+ * HP_STAT_REFRESH_NS, fixed per PID, so that the re-reads spread out. */
+static uint64_t hp_stat_period(uint32_t pid)
+{
+    uint32_t k = (pid * 2654435761u) >> 28; /* 0..15 */
+
+    return HP_STAT_REFRESH_NS - k * (HP_STAT_REFRESH_NS / HP_STAT_REFRESH_SPREAD);
+}
+
+/* A fresh stat read for comm/parent/group, every hp_stat_period(). */
 static void hp_refresh_stat_facts(struct gs_hostproc *hp, struct hp_rec *r)
 {
     char buf[HP_STAT_BUF];
@@ -325,7 +371,7 @@ static void hp_refresh_stat_facts(struct gs_hostproc *hp, struct hp_rec *r)
     ssize_t n = hp_read_pid_file(hp, r->pid, "stat", buf, sizeof(buf));
 
     r->stat_ns = hp->now_ns; /* also on failure: try again next period */
-    if (n > 0 && gs_hostproc_parse_stat(buf, (size_t)n, &st) == 0 && st.start_ticks == r->start_ticks) {
+    if (n > 0 && gs_proc_stat_parse(buf, (size_t)n, &st) == 0 && st.start_ticks == r->start_ticks) {
         gs_hp_sanitize(st.comm);
         hp_apply_stat(hp, r, &st, false);
     }
@@ -348,7 +394,7 @@ static int hp_refresh_kept(struct gs_hostproc *hp, struct hp_rec *r)
         return -1;
     }
     if (!hp->own_ns) { /* another namespace's procfs: stat is the source */
-        if (gs_hostproc_parse_stat(buf, (size_t)n, &st) < 0 || st.start_ticks != r->start_ticks) {
+        if (gs_proc_stat_parse(buf, (size_t)n, &st) < 0 || st.start_ticks != r->start_ticks) {
             gs_hp_drop_fds(hp, r);
             return -1;
         }
@@ -359,11 +405,11 @@ static int hp_refresh_kept(struct gs_hostproc *hp, struct hp_rec *r)
     r->host.valid &= ~(1u << GS_P_RSS);
     if (gs_hp_parse_statm_rss(buf, (size_t)n, &pages) == 0) {
         r->host.rss_bytes = pages * (uint64_t)hp->page_bytes;
-        gs_proc_set(&r->host, GS_P_RSS);
+        hp_set(&r->host, GS_P_RSS);
     }
     hp_apply_clock(hp, r, cpu_ok, cpu_ns);
     hp_set_start(hp, &r->host);
-    if (hp->now_ns - r->stat_ns >= HP_STAT_REFRESH_NS)
+    if (hp->now_ns - r->stat_ns >= hp_stat_period(r->pid))
         hp_refresh_stat_facts(hp, r);
     return 0;
 }
@@ -379,9 +425,10 @@ static void hp_promote(struct gs_hostproc *hp, struct hp_rec *r)
     hp_keep(hp, &r->live_fd, fd);
 }
 
-/* stat was read but does not parse (truncated, unexpected kernel): the process
- * is there; give what the other files say, without caching (no start time). */
-static void hp_refresh_unparsed(struct gs_hostproc *hp, struct hp_rec *r, int dfd)
+/* What the files other than stat say: when stat does not parse (truncated,
+ * unexpected kernel: the process is there), and for a one-shot that prints
+ * nothing stat has (hp_refresh_light). Nothing cached (no start time). */
+static void hp_refresh_without_stat(struct gs_hostproc *hp, struct hp_rec *r, int dfd)
 {
     char buf[32];
     ssize_t n;
@@ -392,12 +439,16 @@ static void hp_refresh_unparsed(struct gs_hostproc *hp, struct hp_rec *r, int df
     if (hp_load_identity(hp, r, dfd) < 0)
         return;
     n = hp_read_at(dfd, "comm", buf, sizeof(buf));
+    if (n < 0 && (hp->want & GS_HOSTPROC_NO_CMDLINE)) { /* nothing else said it is there */
+        hp_mark_gone(r, (int)-n);
+        return;
+    }
     if (n > 0) {
         while (n > 0 && buf[n - 1] == '\n')
             buf[--n] = '\0';
         gs_hp_copy_str(r->host.comm, sizeof(r->host.comm), buf);
         gs_hp_sanitize(r->host.comm);
-        gs_proc_set(&r->host, GS_P_COMM);
+        hp_set(&r->host, GS_P_COMM);
     }
     r->host.host_vis = GS_HOST_VISIBLE;
     r->ever_visible = true;
@@ -412,7 +463,7 @@ static int hp_read_stat(int dfd, struct gs_proc_stat *st, ssize_t *n)
     int fd = openat(dfd, "stat", HP_OPEN_FLAGS);
 
     *n = fd < 0 ? -errno : hp_pread_all(fd, buf, sizeof(buf) - 1);
-    if (*n >= 0 && gs_hostproc_parse_stat(buf, (size_t)*n, st) == 0)
+    if (*n >= 0 && gs_proc_stat_parse(buf, (size_t)*n, st) == 0)
         return fd;
     if (fd >= 0)
         close(fd);
@@ -455,13 +506,13 @@ static void hp_refresh_full(struct gs_hostproc *hp, struct hp_rec *r)
     }
     /* CPU clock first: stat read through dfd afterwards proves that the PID
      * still belonged to the process dfd pins when the clock was read. */
-    cpu_ok = hp->own_ns && hp_cpu_ns(r->pid, &cpu_ns) == 0;
+    cpu_ok = hp->own_ns && (hp->want & HP_CPU_MASK) && hp_cpu_ns(r->pid, &cpu_ns) == 0;
     sfd = hp_read_stat(dfd, &st, &n);
     if (sfd < 0) {
         if (n < 0)
             hp_mark_gone(r, (int)-n);
         else
-            hp_refresh_unparsed(hp, r, dfd);
+            hp_refresh_without_stat(hp, r, dfd);
         close(dfd);
         return;
     }
@@ -474,16 +525,52 @@ static void hp_refresh_full(struct gs_hostproc *hp, struct hp_rec *r)
     }
     r->host.host_vis = GS_HOST_VISIBLE;
     hp_apply_stat(hp, r, &st, true);
-    if (hp->own_ns)
+    if (hp->own_ns && (hp->want & HP_CPU_MASK))
         hp_apply_clock(hp, r, cpu_ok, cpu_ns);
-    if (!hp->is_procfs || hp->own_ns || !hp_keep(hp, &r->live_fd, sfd))
+    if (hp->once || !hp->is_procfs || hp->own_ns || !hp_keep(hp, &r->live_fd, sfd))
         close(sfd);
-    if (!hp->is_procfs || !hp->own_ns || !hp_keep(hp, &r->dir_fd, dfd))
+    if (hp->once || !hp->is_procfs || !hp->own_ns || !hp_keep(hp, &r->dir_fd, dfd))
         close(dfd);
+}
+
+/* Outside the focus, a PID's CPU and RSS are read every background period
+ * (a little less for some PIDs, so that a job's processes spread out) and
+ * handed on in between; a PID met for the first time is always read. */
+static bool hp_live_due(const struct gs_hostproc *hp, const struct hp_rec *r)
+{
+    const uint64_t period = GS_HOSTPROC_BACKGROUND_MS * UINT64_C(1000000);
+
+    if (hp->focus_all || r->focus_gen == hp->focus_gen || !r->live_ns || r->live_fd < 0)
+        return true;
+    uint64_t k = (r->pid * 2654435761u) >> 29; /* 0..7 */
+    return hp->now_ns - r->live_ns >= period - k * (period / 16);
+}
+
+/* A one-shot that prints only user, command and container (the table):
+ * those files through the PID's directory, not stat. */
+static void hp_refresh_light(struct gs_hostproc *hp, struct hp_rec *r)
+{
+    int dfd = hp_open_pid_dir(hp, r->pid);
+
+    if (dfd < 0) {
+        hp_mark_gone(r, errno);
+        return;
+    }
+    hp_refresh_without_stat(hp, r, dfd);
+    close(dfd);
 }
 
 static void hp_refresh(struct gs_hostproc *hp, struct hp_rec *r)
 {
+    if (hp->once && !(hp->want & HP_STAT_MASK)) {
+        hp_refresh_light(hp, r);
+        return;
+    }
+    if (!hp_live_due(hp, r)) {
+        hp_set_start(hp, &r->host);
+        return;
+    }
+    r->live_ns = hp->now_ns;
     if (r->dir_fd >= 0)
         hp_promote(hp, r);
     if (r->live_fd >= 0 && hp_refresh_kept(hp, r) == 0)
@@ -491,7 +578,7 @@ static void hp_refresh(struct gs_hostproc *hp, struct hp_rec *r)
     hp_refresh_full(hp, r);
 }
 
-static void hp_copy_host(struct gs_proc *dst, const struct gs_proc *src)
+static void hp_copy_host(struct gs_proc *dst, const struct hp_host *src)
 {
     dst->valid = (dst->valid & ~HP_HOST_MASK) | (src->valid & HP_HOST_MASK);
     dst->host_vis = src->host_vis;
@@ -499,7 +586,11 @@ static void hp_copy_host(struct gs_proc *dst, const struct gs_proc *src)
     /* short fields whole (a few moves), the long ones up to their text */
     memcpy(dst->user, src->user, sizeof(dst->user));
     memcpy(dst->comm, src->comm, sizeof(dst->comm));
-    hp_copy_text(dst->cmdline, src->cmdline, sizeof(dst->cmdline));
+    const char *cmd = src->cmdline ? src->cmdline : "";
+    memcpy(dst->cmdline, cmd, src->cmdline_len + 1);
+    memcpy(dst->cmdline_sep, cmd + src->cmdline_len + 1, src->cmdline_sep_bytes);
+    memset(dst->cmdline_sep + src->cmdline_sep_bytes, 0, sizeof(dst->cmdline_sep) - src->cmdline_sep_bytes);
+    dst->cpu_time_ns = src->cpu_time_ns;
     dst->cpu_pct = src->cpu_pct;
     dst->rss_bytes = src->rss_bytes;
     dst->start_time = src->start_time;
@@ -565,11 +656,11 @@ int gs_hostproc_open(struct gs_hostproc **out, const char *proc_root)
     }
     hp->nslots = HP_MIN_SLOTS;
     /* A missing root is not an error: every PID is then "not visible". */
-    hp->root_fd = open(proc_root ? proc_root : "/proc", O_PATH | O_DIRECTORY | O_CLOEXEC);
+    hp->root_fd = open(gs_proc_root(proc_root), O_PATH | O_DIRECTORY | O_CLOEXEC);
     hp->is_procfs = hp->root_fd >= 0 && fstatfs(hp->root_fd, &sfs) == 0 &&
                     sfs.f_type == HP_PROC_SUPER_MAGIC;
     hp->own_ns = hp->is_procfs && hp_is_own_ns(hp->root_fd);
-    hp->pidfd_info = hp->own_ns && hp_pidfd_works();
+    hp->pidfd_info = -1; /* asked at the first use: a one-shot never needs it */
     hp->clk_tck = sysconf(_SC_CLK_TCK);
     if (hp->clk_tck <= 0)
         hp->clk_tck = 100;
@@ -579,6 +670,8 @@ int gs_hostproc_open(struct gs_hostproc **out, const char *proc_root)
     hp->max_kept_fds = hp_fd_budget();
     hp->btime_ok = hp_btime(hp->root_fd, &hp->btime_s);
     hp->tick = 1;
+    hp->focus_all = true;
+    hp->want = HP_HOST_MASK;
     *out = hp;
     return 0;
 }
@@ -592,6 +685,12 @@ void gs_hostproc_close(struct gs_hostproc *hp)
     if (hp->root_fd >= 0)
         close(hp->root_fd);
     free(hp);
+}
+
+void gs_hostproc_once(struct gs_hostproc *hp, uint32_t want)
+{
+    hp->once = true;
+    hp->want = want ? want : HP_HOST_MASK;
 }
 
 void gs_hostproc_begin(struct gs_hostproc *hp, uint64_t now_ns, int64_t now_s)
@@ -616,11 +715,24 @@ void gs_hostproc_fill(struct gs_hostproc *hp, struct gs_proc *p)
         r->seen_tick = hp->tick;
     }
     hp_copy_host(p, &r->host);
-    if (r == &tmp)
+    if (r == &tmp) {
         gs_hp_drop_fds(hp, &tmp);
+        gs_hp_clear_cmdline(&tmp.host);
+    }
 }
 
 void gs_hostproc_end(struct gs_hostproc *hp)
 {
     gs_hp_evict_unseen(hp);
+}
+
+void gs_hostproc_focus(struct gs_hostproc *hp, const uint32_t *pids, uint32_t n)
+{
+    hp->focus_all = pids == NULL;
+    hp->focus_gen++;
+    for (uint32_t i = 0; pids && i < n; i++) {
+        struct hp_rec *r = gs_hp_lookup_add(hp, pids[i]);
+        if (r)
+            r->focus_gen = hp->focus_gen;
+    }
 }

@@ -16,6 +16,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "lib/vec.h"
+
 /* ---- the PID table ------------------------------------------------------------------ */
 
 static uint32_t hp_hash(uint32_t pid, uint32_t nslots)
@@ -113,6 +115,7 @@ void gs_hp_evict_unseen(struct gs_hostproc *hp)
         /* hp_slot_delete may pull a later entry into slot i: look again. */
         while ((r = hp->slots[i].rec) && r->seen_tick != hp->tick) {
             gs_hp_drop_fds(hp, r);
+            gs_hp_clear_cmdline(&r->host);
             free(r);
             hp_slot_delete(hp, i);
             hp->nrecs--;
@@ -125,6 +128,7 @@ void gs_hp_table_free(struct gs_hostproc *hp)
     for (uint32_t i = 0; i < hp->nslots; i++) {
         if (hp->slots[i].rec) {
             gs_hp_drop_fds(hp, hp->slots[i].rec);
+            gs_hp_clear_cmdline(&hp->slots[i].rec->host);
             free(hp->slots[i].rec);
         }
     }
@@ -150,14 +154,10 @@ void gs_hp_user_name(struct gs_hostproc *hp, uint32_t uid, char *name, size_t ca
         gs_hp_copy_str(name, cap, res->pw_name);
     else
         snprintf(name, cap, "%u", uid);
-    if (hp->nusers == hp->users_cap) {
-        uint32_t ncap = hp->users_cap ? hp->users_cap * 2 : 8;
-        struct hp_user *u = realloc(hp->users, ncap * sizeof(*u));
-        if (!u)
-            return; /* not cached: looked up again next time */
-        hp->users = u;
-        hp->users_cap = ncap;
-    }
+    struct hp_user *u = gs_vec_grow(hp->users, &hp->users_cap, (size_t)hp->nusers + 1, sizeof(*u));
+    if (!u)
+        return; /* not cached: looked up again next time */
+    hp->users = u;
     hp->users[hp->nusers].uid = uid;
     gs_hp_copy_str(hp->users[hp->nusers].name, sizeof(hp->users[0].name), name);
     hp->nusers++;

@@ -1,34 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * hostproc_parse.c - the text parsers of the host-facts module (see
- * hostproc_priv.h): /proc/PID/stat, statm, cgroup (v1 and v2: docker,
- * containerd, cri-o, podman paths and Kubernetes pod UIDs), status (Uid),
- * cmdline, and the boot time in /proc/stat. No I/O except gs_hp_read_btime's
- * read loop; every parser takes a length and never reads past it (fuzzed:
- * fuzz/fuzz_proc_stat.c, fuzz/fuzz_cgroup.c).
+ * hostproc_priv.h): statm, cgroup (v1 and v2: docker, containerd, cri-o,
+ * podman paths and Kubernetes pod UIDs), status (Uid), cmdline, and the boot
+ * time in /proc/stat (/proc/PID/stat is lib/procstat.c's). No I/O except
+ * gs_hp_read_btime's read loop; every parser takes a length and never reads
+ * past it (fuzzed: fuzz/fuzz_cgroup.c).
  */
 #include "core/hostproc_priv.h"
+#include "lib/procstat.h"
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-/* Unsigned decimal in [s, end) up to the first non-digit; at least one digit. */
-const char *gs_hp_parse_u64(const char *s, const char *end, uint64_t *out)
-{
-    uint64_t v = 0;
-    const char *start = s;
-
-    for (; s < end && *s >= '0' && *s <= '9'; s++) {
-        if (__builtin_mul_overflow(v, 10u, &v) || __builtin_add_overflow(v, (unsigned)(*s - '0'), &v))
-            return NULL; /* (checked without a division per digit: this parses every tick) */
-    }
-    if (s == start)
-        return NULL;
-    *out = v;
-    return s;
-}
 
 /* Copy a string into a fixed field, truncating (the fields are display text). */
 void gs_hp_copy_str(char *dst, size_t cap, const char *src)
@@ -46,82 +32,6 @@ void gs_hp_sanitize(char *s)
     for (; *s; s++)
         if ((unsigned char)*s < 0x20 || *s == 0x7f)
             *s = '?';
-}
-
-
-/* Advance past one space-separated field; NULL when the input ends first. */
-static const char *hp_skip_field(const char *s, const char *end)
-{
-    while (s < end && *s == ' ')
-        s++;
-    if (s == end || *s == '\n')
-        return NULL;
-    while (s < end && *s != ' ' && *s != '\n')
-        s++;
-    return s;
-}
-
-static const char *hp_field_u64(const char *s, const char *end, uint64_t *out)
-{
-    while (s < end && *s == ' ')
-        s++;
-    s = gs_hp_parse_u64(s, end, out);
-    if (s && s < end && *s != ' ' && *s != '\n')
-        return NULL;
-    return s;
-}
-
-/* Fields after "(comm)", numbered as in proc(5): 3 state ... 24 rss. */
-static int hp_parse_stat_tail(const char *s, const char *end, struct gs_proc_stat *out)
-{
-    uint64_t ppid, pgid, utime, stime;
-
-    if (end - s < 3 || s[0] != ' ' || s[2] != ' ')
-        return -1;
-    out->state = s[1];
-    s += 2;
-    if (!(s = hp_field_u64(s, end, &ppid)) || !(s = hp_field_u64(s, end, &pgid)))
-        return -1;
-    for (int f = 6; f <= 13 && s; f++) /* session .. cmajflt */
-        s = hp_skip_field(s, end);
-    if (!s || !(s = hp_field_u64(s, end, &utime)) || !(s = hp_field_u64(s, end, &stime)))
-        return -1;
-    for (int f = 16; f <= 21 && s; f++) /* cutime .. itrealvalue (some signed) */
-        s = hp_skip_field(s, end);
-    if (!s || !(s = hp_field_u64(s, end, &out->start_ticks)))
-        return -1;
-    if (!(s = hp_skip_field(s, end)) || !hp_field_u64(s, end, &out->rss_pages)) /* vsize, rss */
-        return -1;
-    if (ppid > UINT32_MAX || pgid > UINT32_MAX || utime > UINT64_MAX - stime)
-        return -1;
-    out->ppid = (uint32_t)ppid;
-    out->pgid = (uint32_t)pgid;
-    out->cpu_ticks = utime + stime;
-    return 0;
-}
-
-/* comm may hold spaces and parentheses: it runs from the first '(' to the LAST ')'. */
-int gs_hostproc_parse_stat(const char *buf, size_t len, struct gs_proc_stat *out)
-{
-    const char *end = buf + len;
-    const char *open, *close_paren;
-    size_t n;
-
-    memset(out, 0, sizeof(*out));
-    open = memchr(buf, '(', len);
-    close_paren = memrchr(buf, ')', len);
-    if (!open || !close_paren || close_paren < open)
-        return -1;
-    n = (size_t)(close_paren - open - 1);
-    if (n > sizeof(out->comm) - 1)
-        n = sizeof(out->comm) - 1;
-    memcpy(out->comm, open + 1, n);
-    out->comm[n] = '\0';
-    if (hp_parse_stat_tail(close_paren + 1, end, out) < 0) {
-        memset(out, 0, sizeof(*out));
-        return -1;
-    }
-    return 0;
 }
 
 static bool hp_is_hex64(const char *s, size_t len)
@@ -244,7 +154,7 @@ int gs_hp_parse_status_uid(const char *buf, size_t len, uint32_t *uid)
         return -1;
     for (s += 5; s < end && (*s == '\t' || *s == ' '); s++)
         ;
-    if (!gs_hp_parse_u64(s, end, &v) || v > UINT32_MAX)
+    if (!gs_proc_u64(s, end, &v) || v > UINT32_MAX)
         return -1;
     *uid = (uint32_t)v;
     return 0;
@@ -259,7 +169,7 @@ static int hp_btime_lines(char *buf, size_t cap, size_t *have, bool *skipping, i
 
     while ((nl = memchr(line, '\n', *have - (size_t)(line - buf)))) {
         uint64_t v;
-        if (!*skipping && !strncmp(line, "btime ", 6) && gs_hp_parse_u64(line + 6, nl, &v) &&
+        if (!*skipping && !strncmp(line, "btime ", 6) && gs_proc_u64(line + 6, nl, &v) &&
             v <= INT64_MAX) {
             *out = (int64_t)v;
             return 0;
@@ -304,19 +214,47 @@ int gs_hp_read_btime(int fd, int64_t *out)
 /* RSS from PID/statm ("size resident shared ..." in pages). */
 int gs_hp_parse_statm_rss(const char *buf, size_t len, uint64_t *pages)
 {
-    const char *end = buf + len, *s = hp_skip_field(buf, end);
+    const char *end = buf + len, *s = gs_proc_skip_field(buf, end);
 
-    return s && hp_field_u64(s, end, pages) ? 0 : -1;
+    return s && gs_proc_field_u64(s, end, pages) ? 0 : -1;
 }
 
-void gs_hp_set_cmdline(struct gs_proc *h, char *buf, size_t n)
+void gs_hp_set_cmdline(struct hp_host *h, char *buf, size_t n)
 {
+    uint8_t sep[GS_CMDLINE_MAX / 8] = {0};
+    size_t nsep = 0;
+
+    gs_hp_clear_cmdline(h);
     while (n > 0 && (buf[n - 1] == '\0' || buf[n - 1] == ' '))
         n--;
-    for (size_t i = 0; i < n; i++)
-        if (buf[i] == '\0')
-            buf[i] = ' ';
+    for (size_t i = 0; i < n; i++) {
+        if (buf[i] != '\0')
+            continue;
+        buf[i] = ' ';
+        if (i < GS_CMDLINE_MAX) {
+            sep[i / 8] |= (uint8_t)(1u << (i % 8));
+            nsep = i / 8 + 1;
+        }
+    }
     buf[n] = '\0';
     gs_hp_sanitize(buf);
-    gs_hp_copy_str(h->cmdline, sizeof(h->cmdline), buf);
+    size_t len = strnlen(buf, GS_CMDLINE_MAX - 1);
+    if (len == 0 && nsep == 0)
+        return;
+    char *t = malloc(len + 1 + nsep);
+    if (!t)
+        return;
+    memcpy(t, buf, len);
+    t[len] = '\0';
+    memcpy(t + len + 1, sep, nsep);
+    h->cmdline = t;
+    h->cmdline_len = (uint32_t)len;
+    h->cmdline_sep_bytes = (uint32_t)nsep;
+}
+
+void gs_hp_clear_cmdline(struct hp_host *h)
+{
+    free(h->cmdline);
+    h->cmdline = NULL;
+    h->cmdline_len = h->cmdline_sep_bytes = 0;
 }

@@ -17,7 +17,33 @@
 /* Host fields this module owns in struct gs_proc (the rest are NVML's). */
 #define HP_HOST_MASK                                                                              \
     ((1u << GS_P_USER) | (1u << GS_P_COMM) | (1u << GS_P_CPU) | (1u << GS_P_RSS) |               \
-     (1u << GS_P_START) | (1u << GS_P_PARENT) | (1u << GS_P_CONTAINER) | (1u << GS_P_POD))
+     (1u << GS_P_START) | (1u << GS_P_PARENT) | (1u << GS_P_CONTAINER) | (1u << GS_P_POD) |             \
+     (1u << GS_P_CPU_TIME))
+
+/* The host fields of one PID (struct gs_proc's names, hp_copy_host copies
+ * them over): the command line at its length, not GS_CMDLINE_MAX. */
+struct hp_host {
+    uint32_t valid;          /* bits (1 << GS_P_x) of HP_HOST_MASK */
+    uint8_t host_vis;        /* enum gs_host_vis */
+    uint32_t uid;
+    char user[33];
+    char comm[17];
+    char *cmdline;           /* malloc'd: the text, its NUL, then cmdline_sep; NULL = "" */
+    uint32_t cmdline_len;    /* strlen(cmdline) */
+    uint32_t cmdline_sep_bytes; /* bytes of gs_proc.cmdline_sep after the text (the rest 0) */
+    double cpu_pct;
+    uint64_t rss_bytes;
+    int64_t start_time;
+    uint64_t age_s;
+    uint32_t ppid, pgid;
+    uint64_t cpu_time_ns;
+    char container_id[72];
+    char container_runtime[16];
+    char pod_uid[40];
+};
+
+static inline void hp_set(struct hp_host *h, unsigned f) { h->valid |= 1u << f; }
+static inline bool hp_has(const struct hp_host *h, unsigned f) { return h->valid & (1u << f); }
 
 /* One PID we have seen: what was read this tick plus what carries over. */
 struct hp_rec {
@@ -33,7 +59,9 @@ struct hp_rec {
     uint64_t stat_ns;        /* CLOCK_MONOTONIC when comm/ppid/pgid were last read */
     uint64_t prev_cpu_ns;    /* CPU time used by all threads at prev_ns */
     uint64_t prev_ns;        /* CLOCK_MONOTONIC of the previous CPU reading */
-    struct gs_proc host;     /* host fields and host_vis as of seen_tick */
+    uint64_t live_ns;        /* CLOCK_MONOTONIC of the latest CPU/RSS read (0: none yet) */
+    uint64_t focus_gen;      /* == hp->focus_gen: in the current focus (read every tick) */
+    struct hp_host host;     /* host fields and host_vis as of seen_tick */
 };
 
 struct hp_slot {
@@ -50,7 +78,10 @@ struct gs_hostproc {
     int root_fd;             /* O_PATH directory of the proc root, or -1 */
     bool is_procfs;          /* root is a real procfs: descriptors may be kept */
     bool own_ns;             /* ... of our own PID namespace: PIDs are ours to clock_gettime */
-    bool pidfd_info;         /* ... and the kernel answers PIDFD_GET_INFO (Linux 6.13+) */
+    int8_t pidfd_info;       /* ... and the kernel answers PIDFD_GET_INFO (Linux 6.13+):
+                              * 1 yes, 0 no, -1 not asked yet (asked at the first use) */
+    bool once;               /* one tick only (gs_hostproc_once): nothing kept for a next */
+    uint32_t want;           /* host fields (1 << GS_P_x) to read; HP_HOST_MASK but in a one-shot */
     long clk_tck;            /* sysconf(_SC_CLK_TCK) */
     long page_bytes;         /* sysconf(_SC_PAGESIZE) */
     bool btime_ok;
@@ -61,13 +92,14 @@ struct gs_hostproc {
     struct hp_slot *slots;   /* nslots entries, a power of two */
     uint32_t nslots, nrecs;
     uint32_t kept_fds, max_kept_fds;
+    bool focus_all;          /* every PID's CPU/RSS every tick (the default) */
+    uint64_t focus_gen;      /* bumped by each gs_hostproc_focus() */
     struct hp_user *users;   /* uid -> name, grown as users appear (few) */
-    uint32_t nusers, users_cap;
+    uint32_t nusers;
+    size_t users_cap;
 };
 
 /* ---- hostproc_parse.c ---- */
-/* Unsigned decimal in [s, end) up to the first non-digit; NULL without a digit or on overflow. */
-const char *gs_hp_parse_u64(const char *s, const char *end, uint64_t *out);
 /* Copy a string into a fixed field, truncating (the fields are display text). */
 void gs_hp_copy_str(char *dst, size_t cap, const char *src);
 /* Control bytes (a process chooses its comm and argv) become '?'. */
@@ -76,8 +108,11 @@ void gs_hp_sanitize(char *s);
 int gs_hp_parse_statm_rss(const char *buf, size_t len, uint64_t *pages);
 /* The real uid from PID/status ("Uid:\treal\teffective..."); 0 or -1. */
 int gs_hp_parse_status_uid(const char *buf, size_t len, uint32_t *uid);
-/* PID/cmdline (NUL-separated, n bytes in buf of at least n+1) -> h->cmdline, sanitized. */
-void gs_hp_set_cmdline(struct gs_proc *h, char *buf, size_t n);
+/* PID/cmdline (NUL-separated, n bytes in buf of at least n+1) -> h->cmdline, sanitized
+ * (allocated at its length; "" when out of memory). */
+void gs_hp_set_cmdline(struct hp_host *h, char *buf, size_t n);
+/* Free the command line h holds (it is "" after). */
+void gs_hp_clear_cmdline(struct hp_host *h);
 /* Boot time ("btime N") from <root>/stat, reading it through fd; 0 or -1. */
 int gs_hp_read_btime(int fd, int64_t *out);
 

@@ -2,9 +2,13 @@
 /* model.c - snapshot lifetime and the names people read (see model.h). */
 #include "core/model.h"
 
+#include <assert.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/vec.h"
 
 const char *gs_status_name(enum gs_status st)
 {
@@ -16,6 +20,7 @@ const char *gs_status_name(enum gs_status st)
         [GS_ST_NOT_AVAILABLE] = "N/A",
         [GS_ST_NOT_SAMPLED] = "Not Sampled",
         [GS_ST_ERROR] = "Error",
+        [GS_ST_DEPRECATED] = "Requested functionality has been deprecated",
     };
     if ((unsigned)st < GS_ST_COUNT)
         return names[st];
@@ -29,8 +34,11 @@ void gs_snapshot_init(struct gs_snapshot *snap)
 
 void gs_snapshot_release(struct gs_snapshot *snap)
 {
-    for (uint32_t i = 0; i < snap->ngpus; i++)
+    for (uint32_t i = 0; snap->gpus && i < snap->ngpus; i++) {
         free(snap->gpus[i].procs);
+        free(snap->gpus[i].names);
+        free(snap->gpus[i].mig);
+    }
     free(snap->gpus);
     memset(snap, 0, sizeof(*snap));
 }
@@ -39,6 +47,7 @@ int gs_snapshot_copy(struct gs_snapshot *dst, const struct gs_snapshot *src)
 {
     struct gs_snapshot tmp = *src;
 
+    assert(src != dst && (src->gpus || !src->ngpus) && src->nevents <= GS_MAX_EVENTS);
     tmp.gpus = calloc(src->ngpus ? src->ngpus : 1, sizeof(*tmp.gpus));
     if (!tmp.gpus)
         return -1;
@@ -47,15 +56,27 @@ int gs_snapshot_copy(struct gs_snapshot *dst, const struct gs_snapshot *src)
         *g = src->gpus[i];
         g->procs = NULL;
         g->procs_cap = 0;
-        if (!src->gpus[i].nprocs)
-            continue;
-        g->procs = malloc(src->gpus[i].nprocs * sizeof(*g->procs));
-        if (!g->procs) {
-            tmp.ngpus = i;
+        g->names = NULL;
+        g->names_cap = 0;
+        g->mig = NULL;
+        g->mig_cap = 0;
+        if (src->gpus[i].names_len) {
+            g->names = malloc(src->gpus[i].names_len);
+            if (g->names) {
+                memcpy(g->names, src->gpus[i].names, src->gpus[i].names_len);
+                g->names_cap = src->gpus[i].names_len;
+            }
+        }
+        if (g->nmig && gs_gpu_mig_reserve(g, g->nmig) == 0)
+            memcpy(g->mig, src->gpus[i].mig, g->nmig * sizeof(*g->mig));
+        g->procs = src->gpus[i].nprocs ? malloc(src->gpus[i].nprocs * sizeof(*g->procs)) : NULL;
+        if ((src->gpus[i].nprocs && !g->procs) || (src->gpus[i].names_len && !g->names) || (g->nmig && !g->mig)) {
+            tmp.ngpus = i + 1; /* gpu i holds only what it owns (or NULL) */
             gs_snapshot_release(&tmp);
             return -1;
         }
-        memcpy(g->procs, src->gpus[i].procs, src->gpus[i].nprocs * sizeof(*g->procs));
+        if (src->gpus[i].nprocs)
+            memcpy(g->procs, src->gpus[i].procs, src->gpus[i].nprocs * sizeof(*g->procs));
         g->procs_cap = src->gpus[i].nprocs;
     }
     gs_snapshot_release(dst);
@@ -63,21 +84,122 @@ int gs_snapshot_copy(struct gs_snapshot *dst, const struct gs_snapshot *src)
     return 0;
 }
 
+int gs_gpu_mig_reserve(struct gs_gpu *gpu, uint32_t n)
+{
+    if (n > GS_MAX_MIG)
+        return -1;
+    if (n <= gpu->mig_cap)
+        return 0;
+    struct gs_mig *m = realloc(gpu->mig, GS_MAX_MIG * sizeof(*m)); /* small: the whole bound at once */
+    if (!m)
+        return -1;
+    gpu->mig = m;
+    gpu->mig_cap = GS_MAX_MIG;
+    return 0;
+}
+
 struct gs_proc *gs_gpu_add_proc(struct gs_gpu *gpu)
 {
+    assert(gpu->nprocs <= gpu->procs_cap && (gpu->procs || !gpu->procs_cap)); /* the GPU owns procs[cap] */
     if (gpu->nprocs == gpu->procs_cap) {
-        uint32_t cap = gpu->procs_cap ? gpu->procs_cap * 2 : 16;
-        struct gs_proc *p = realloc(gpu->procs, cap * sizeof(*p));
+        size_t cap = gpu->procs_cap;
+        struct gs_proc *p = gs_vec_grow(gpu->procs, &cap, (size_t)gpu->nprocs + 1, sizeof(*p));
         if (!p)
             return NULL;
         gpu->procs = p;
-        gpu->procs_cap = cap;
+        gpu->procs_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
     }
     struct gs_proc *p = &gpu->procs[gpu->nprocs++];
     memset(p, 0, sizeof(*p));
     p->gpu_instance_id = UINT32_MAX;
     p->compute_instance_id = UINT32_MAX;
+    p->mig_index = UINT32_MAX;
     return p;
+}
+
+const char *gs_proc_name(const struct gs_gpu *gpu, const struct gs_proc *p)
+{
+    if (p->name_len && gpu->names && (uint64_t)p->name_off + p->name_len < (uint64_t)gpu->names_len + 1)
+        return gpu->names + p->name_off;
+    return p->name;
+}
+
+int gs_proc_set_long_name(struct gs_gpu *gpu, struct gs_proc *p, const char *name, size_t len)
+{
+    if (len > UINT32_MAX / 2 || gpu->names_len > UINT32_MAX / 2)
+        return -1;
+    if ((size_t)gpu->names_len + len + 1 > gpu->names_cap) {
+        size_t cap = gpu->names_cap;
+        char *n = gs_vec_grow(gpu->names, &cap, (size_t)gpu->names_len + len + 1, 1);
+        if (!n)
+            return -1;
+        gpu->names = n;
+        gpu->names_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap; /* len and names_len < 2^31 */
+    }
+    memcpy(gpu->names + gpu->names_len, name, len);
+    gpu->names[gpu->names_len + len] = '\0';
+    p->name_off = gpu->names_len;
+    p->name_len = (uint32_t)len;
+    gpu->names_len += (uint32_t)len + 1;
+    return 0;
+}
+
+const struct gs_prof_info *gs_prof_info(enum gs_prof k)
+{
+    /* HELP texts as dcgm-exporter's etc/dcp-metrics-included.csv words them (NVLink, which it
+     * does not list: DCGM's dcgm_fields.h, as a rate) */
+    static const struct gs_prof_info info[GS_PROF_COUNT] = {
+        [GS_PROF_GR_ENGINE] = { "gr_engine_active_ratio", "DCGM_FI_PROF_GR_ENGINE_ACTIVE",
+                                "Ratio of time the graphics engine is active.", false },
+        [GS_PROF_SM_ACTIVE] = { "sm_active_ratio", "DCGM_FI_PROF_SM_ACTIVE",
+                                "The ratio of cycles an SM has at least 1 warp assigned.", false },
+        [GS_PROF_SM_OCCUPANCY] = { "sm_occupancy_ratio", "DCGM_FI_PROF_SM_OCCUPANCY",
+                                   "The ratio of number of warps resident on an SM.", false },
+        [GS_PROF_TENSOR] = { "pipe_tensor_active_ratio", "DCGM_FI_PROF_PIPE_TENSOR_ACTIVE",
+                             "Ratio of cycles the tensor (HMMA) pipe is active.", false },
+        [GS_PROF_DRAM] = { "dram_active_ratio", "DCGM_FI_PROF_DRAM_ACTIVE",
+                           "Ratio of cycles the device memory interface is active sending or receiving data.", false },
+        [GS_PROF_FP64] = { "pipe_fp64_active_ratio", "DCGM_FI_PROF_PIPE_FP64_ACTIVE",
+                           "Ratio of cycles the fp64 pipes are active.", false },
+        [GS_PROF_FP32] = { "pipe_fp32_active_ratio", "DCGM_FI_PROF_PIPE_FP32_ACTIVE",
+                           "Ratio of cycles the fp32 pipes are active.", false },
+        [GS_PROF_FP16] = { "pipe_fp16_active_ratio", "DCGM_FI_PROF_PIPE_FP16_ACTIVE",
+                           "Ratio of cycles the fp16 pipes are active.", false },
+        [GS_PROF_PCIE_TX] = { "pcie_tx_bytes_per_s", "DCGM_FI_PROF_PCIE_TX_BYTES",
+                              "The rate of data transmitted over the PCIe bus - including both protocol "
+                              "headers and data payloads - in bytes per second.", true },
+        [GS_PROF_PCIE_RX] = { "pcie_rx_bytes_per_s", "DCGM_FI_PROF_PCIE_RX_BYTES",
+                              "The rate of data received over the PCIe bus - including both protocol "
+                              "headers and data payloads - in bytes per second.", true },
+        [GS_PROF_NVLINK_TX] = { "nvlink_tx_bytes_per_s", "DCGM_FI_PROF_NVLINK_TX_BYTES",
+                                "The rate of active NvLink tx (transmit) data including both header and "
+                                "payload, in bytes per second.", true },
+        [GS_PROF_NVLINK_RX] = { "nvlink_rx_bytes_per_s", "DCGM_FI_PROF_NVLINK_RX_BYTES",
+                                "The rate of active NvLink rx (read) data including both header and "
+                                "payload, in bytes per second.", true },
+    };
+    return (unsigned)k < GS_PROF_COUNT ? &info[k] : NULL;
+}
+
+const struct gs_mig *gs_gpu_find_mig(const struct gs_gpu *g, uint32_t gi, uint32_t ci)
+{
+    for (uint32_t i = 0; i < g->nmig && i < GS_MAX_MIG; i++)
+        if (g->mig[i].gpu_instance_id == gi && (ci == UINT32_MAX || g->mig[i].compute_instance_id == ci))
+            return &g->mig[i];
+    return NULL;
+}
+
+unsigned gs_gpu_gpu_instances(const struct gs_gpu *g, uint32_t *out)
+{
+    unsigned n = 0;
+    for (uint32_t i = 0; i < g->nmig && i < GS_MAX_MIG; i++) {
+        bool seen = false;
+        for (unsigned k = 0; k < n && !seen; k++)
+            seen = g->mig[out[k]].gpu_instance_id == g->mig[i].gpu_instance_id;
+        if (!seen)
+            out[n++] = i;
+    }
+    return n;
 }
 
 const char *gs_arch_name(uint32_t nvml_arch)
@@ -92,34 +214,42 @@ const char *gs_arch_name(uint32_t nvml_arch)
     return "Unknown";
 }
 
+/* One row per clock-event (throttle) reason bit, in bit order: the words of
+ * gpuscope's own lines, and nvidia-smi's clocks_event_reasons.* name. */
+const struct gs_throttle_name gs_throttle_names[GS_THROTTLE_NAMES] = {
+    { GS_THROTTLE_GPU_IDLE, "idle", "gpu_idle" },
+    { GS_THROTTLE_APP_CLOCKS, "application clocks", "applications_clocks_setting" },
+    { GS_THROTTLE_SW_POWER_CAP, "SW power cap", "sw_power_cap" },
+    { GS_THROTTLE_HW_SLOWDOWN, "HW slowdown", "hw_slowdown" },
+    { GS_THROTTLE_SYNC_BOOST, "sync boost", "sync_boost" },
+    { GS_THROTTLE_SW_THERMAL, "SW thermal", "sw_thermal_slowdown" },
+    { GS_THROTTLE_HW_THERMAL, "HW thermal", "hw_thermal_slowdown" },
+    { GS_THROTTLE_HW_POWER_BRAKE, "HW power brake", "hw_power_brake_slowdown" },
+    { GS_THROTTLE_DISPLAY_CLOCK, "display clock", "display_clock_setting" },
+};
+
 const char *gs_throttle_str(uint64_t mask, char *buf, unsigned len)
 {
-    static const struct {
-        uint64_t bit;
-        const char *name;
-    } reasons[] = {
-        { GS_THROTTLE_GPU_IDLE, "idle" },
-        { GS_THROTTLE_APP_CLOCKS, "application clocks" },
-        { GS_THROTTLE_SW_POWER_CAP, "SW power cap" },
-        { GS_THROTTLE_HW_SLOWDOWN, "HW slowdown" },
-        { GS_THROTTLE_SYNC_BOOST, "sync boost" },
-        { GS_THROTTLE_SW_THERMAL, "SW thermal" },
-        { GS_THROTTLE_HW_THERMAL, "HW thermal" },
-        { GS_THROTTLE_HW_POWER_BRAKE, "HW power brake" },
-        { GS_THROTTLE_DISPLAY_CLOCK, "display clock" },
-    };
     size_t used = 0;
 
     if (!len)
         return buf;
     buf[0] = '\0';
-    for (size_t i = 0; i < sizeof(reasons) / sizeof(reasons[0]); i++) {
-        if (!(mask & reasons[i].bit))
+    for (size_t i = 0; i < GS_THROTTLE_NAMES; i++) {
+        if (!(mask & gs_throttle_names[i].bit))
             continue;
-        int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", reasons[i].name);
+        int n = snprintf(buf + used, len - used, "%s%s", used ? ", " : "", gs_throttle_names[i].human);
         if (n < 0 || (size_t)n >= len - used)
             break;
         used += (size_t)n;
     }
     return buf;
+}
+
+const char *gs_viol_name(enum gs_viol v)
+{
+    static const char *const names[GS_VIOL_COUNT] = {
+        "power", "thermal", "sync_boost", "board_limit", "low_util", "reliability", "hw_thermal", "hw_power_brake",
+    };
+    return (unsigned)v < GS_VIOL_COUNT ? names[v] : "?";
 }

@@ -11,14 +11,16 @@
  *
  * Every reading is a value, "not supported", or an error, never a silent 0:
  * each field has a status byte (enum gs_status), and a bit in a `valid` mask
- * that is set exactly when the status is GS_ST_OK. A zeroed struct therefore
- * means "nothing supported", which is what a missing NVML symbol should give.
+ * (struct gs_fmask, one bit per GS_F_* field) that is set exactly when the
+ * status is GS_ST_OK. A zeroed struct therefore means "nothing supported",
+ * which is what a missing NVML symbol should give.
  * Units live in the field names (_mib, _mw, _mhz, _pct, _c, _bytes, _kbps).
  */
 #ifndef GS_MODEL_H
 #define GS_MODEL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -31,6 +33,7 @@ enum gs_status {
     GS_ST_NOT_AVAILABLE = 4, /* supported, but no value right now (N/A sentinel, no sample yet) */
     GS_ST_NOT_SAMPLED = 5,   /* deliberately skipped this tick (slow field not requested) */
     GS_ST_ERROR = 6,         /* any other error; see gs_gpu.last_error */
+    GS_ST_DEPRECATED = 7,    /* the driver deprecated the call (NVML_ERROR_DEPRECATED) */
     GS_ST_COUNT
 };
 /* "Not Supported", "Insufficient Permissions", ... (nvidia-smi spellings). */
@@ -85,14 +88,202 @@ enum gs_field {
     GS_F_DISPLAY_ACTIVE,   /* display_active (0/1) */
     GS_F_DISPLAY_MODE,     /* display_mode (0/1): a display is connected */
     GS_F_XID,              /* xid_count, xid_last, xid_last_ms: Xid events since sampling began */
+    /* New fields are added at the end of a group below (one group per area, so
+     * that work on different areas does not touch the same lines). Nothing
+     * stores these numbers: the recorder and the exporter map fields by name. */
+    /* -- more NVML readings (query fidelity) -- */
+    GS_F_POWER_AVG,        /* power_avg_mw: 1 s average (field 185; Ampere+ except GA100) */
+    GS_F_POWER_INSTANT,    /* power_instant_mw (field 186) */
+    GS_F_JPG_UTIL,         /* jpg_util_pct */
+    GS_F_OFA_UTIL,         /* ofa_util_pct */
+    GS_F_ENC_STATS,        /* enc_sessions, enc_avg_fps, enc_avg_latency_us */
+    GS_F_TEMP_TLIMIT,      /* temp_tlimit_c: margin to the slowdown limit (nvmlDeviceGetMarginTemperature) */
+    GS_F_ECC_DETAIL,       /* ecc_loc[][][], ecc_loc_ok: errors per memory location */
+    GS_F_SRAM_ECC,         /* sram_*: SRAM error status (nvmlDeviceGetSramEccErrorStatus) */
+    GS_F_REMAP_HIST,       /* remap_hist[5]: banks by remaining remap headroom */
+    GS_F_ACCOUNTING,       /* accounting_mode (0/1) */
+    GS_F_PROT_MEM,         /* prot_mem_{total,used,free}_bytes (confidential computing) */
+    GS_F_RECOVERY,         /* recovery_action: NVML's gpu recovery action (field 230) */
+    GS_F_EDPP,             /* edpp_pct: EDPp multiplier (field 274) */
+    GS_F_APP_CLOCKS,       /* app_clock_{graphics,mem}_mhz */
+    GS_F_DEF_APP_CLOCKS,   /* def_app_clock_{graphics,mem}_mhz */
+    GS_F_POWER_MGMT,       /* power_mgmt (0/1): power management mode */
+    GS_F_RESET_STATUS,     /* reset_required, drain_and_reset_recommended (fields 226, 227; R535-R570) */
+    GS_F_FABRIC,           /* fabric_*: NVLink fabric registration (nvmlDeviceGetGpuFabricInfoV) */
+    GS_F_PCIE_ROLLOVER,    /* pcie_replay_rollovers: PCIe replay counter rollovers (field 95) */
+    GS_F_PCIE_ATOMICS_OUT, /* pcie_atomics_out: NVML_PCIE_ATOMICS_CAP_* mask, outbound (field 228, R580+) */
+    GS_F_PCIE_ATOMICS_IN,  /* pcie_atomics_in: ... inbound (field 229) */
+    GS_F_POWER_MEM_AVG,    /* power_mem_avg_mw: memory power, 1 s average (field 185, scope memory) */
+    /* -- profiling (GPM) and MIG -- */
+    GS_F_PROF_GR_ENGINE,   /* prof[GS_PROF_GR_ENGINE] ... : dcgm-exporter's DCGM_FI_PROF_* fields from */
+    GS_F_PROF_SM_ACTIVE,   /* NVML GPM, one field per enum gs_prof in its order (ratios 0..1, then */
+    GS_F_PROF_SM_OCCUPANCY, /* bytes/s); "not available" until two GPM samples span an interval */
+    GS_F_PROF_TENSOR,
+    GS_F_PROF_DRAM,
+    GS_F_PROF_FP64,
+    GS_F_PROF_FP32,
+    GS_F_PROF_FP16,
+    GS_F_PROF_PCIE_TX,
+    GS_F_PROF_PCIE_RX,
+    GS_F_PROF_NVLINK_TX,
+    GS_F_PROF_NVLINK_RX,
+    GS_F_MIG_DEVICES,      /* gs_gpu.mig[0..nmig): MIG devices with their memory and profiling */
+    /* -- throttle time, NVLink and health counters -- */
+    GS_F_VIOL_POWER,       /* violation_ns[GS_VIOL_POWER]: time held below app clocks by power (SW power cap) */
+    GS_F_VIOL_THERMAL,     /* ... by SW thermal slowdown (NVML's THERMAL policy, field 269) */
+    GS_F_VIOL_SYNC_BOOST,  /* ... by sync boost */
+    GS_F_VIOL_BOARD_LIMIT, /* ... by the board limit */
+    GS_F_VIOL_LOW_UTIL,    /* ... by low utilization */
+    GS_F_VIOL_RELIABILITY, /* ... by the board reliability limit */
+    GS_F_VIOL_HW_THERMAL,  /* ... by HW thermal slowdown (field 270, R575+) */
+    GS_F_VIOL_HW_POWER_BRAKE, /* ... by HW power brake slowdown (field 271, R575+) */
+    GS_F_NVLINK_STATE,     /* nvlink_count links present, nvlink_down_mask (bit per inactive link) */
+    GS_F_NVLINK_ERRORS,    /* nvlink_crc_flit, nvlink_crc_data, nvlink_replay, nvlink_recovery: sums over links */
+    /* -- other vendors (AMD, Intel) -- */
+    GS_F_MEM_GTT,          /* gtt_total_bytes, gtt_used_bytes: system memory mapped for the GPU (AMD GTT) */
+    GS_F_MEM_VIS,          /* vis_vram_total_bytes, vis_vram_used_bytes: CPU-visible VRAM (AMD) */
+    GS_F_TEMP_JUNCTION,    /* temp_junction_c: the hottest spot of the die (AMD junction/hotspot) */
+    GS_F_FAN_RPM,          /* fan_rpm */
+    GS_F_VOLTAGE_GFX,      /* voltage_gfx_mv: graphics core voltage */
+    GS_F_CLOCK_GRAPHICS_REQ, /* clock_graphics_req_mhz: the graphics clock the driver requested (Intel) */
+    GS_F_RC6,              /* rc6_pct: share of the last interval the GT spent in RC6 (Intel idle) */
+    GS_F_ENGINE_UTIL,      /* engine_util_pct[0..gs_static.engine_count): busy per engine class (DRM fdinfo) */
+    GS_F_RAS,              /* ras_ue_count, ras_ce_count: RAS errors over all blocks since driver load (AMD) */
+    GS_F_RAS_BAD_PAGES,    /* ras_bad_pages: VRAM pages retired after uncorrectable errors (AMD) */
+    GS_F_THROTTLE_VENDOR,  /* throttle_vendor: the driver's own throttle bits (amdgpu indep_throttle_status,
+                            * Intel throttle_reason_* as GS_INTEL_THROTTLE_*), mapped into throttle_reasons */
     GS_F_COUNT
 };
-_Static_assert(GS_F_COUNT <= 64, "sample fields must fit the 64-bit valid mask");
+
+/* Profiling metrics (NVML GPM, Hopper and later), as dcgm-exporter names them
+ * (DCGM_FI_PROF_<name>): activity ratios 0..1 over the interval between two
+ * samples, then throughputs in bytes per second. GS_F_PROF_FIRST + k is the
+ * field of metric k. Names and units: gs_prof_info(). */
+enum gs_prof {
+    GS_PROF_GR_ENGINE,     /* GR_ENGINE_ACTIVE: a graphics or compute engine was busy */
+    GS_PROF_SM_ACTIVE,     /* SM_ACTIVE: at least one warp resident on an SM, averaged over SMs */
+    GS_PROF_SM_OCCUPANCY,  /* SM_OCCUPANCY: resident warps / maximum, averaged over SMs */
+    GS_PROF_TENSOR,        /* PIPE_TENSOR_ACTIVE: a tensor pipe was busy */
+    GS_PROF_DRAM,          /* DRAM_ACTIVE: the memory interface was sending or receiving */
+    GS_PROF_FP64,          /* PIPE_FP64_ACTIVE */
+    GS_PROF_FP32,          /* PIPE_FP32_ACTIVE */
+    GS_PROF_FP16,          /* PIPE_FP16_ACTIVE */
+    GS_PROF_PCIE_TX,       /* PCIE_TX_BYTES: bytes/s sent over PCIe (headers included) */
+    GS_PROF_PCIE_RX,       /* PCIE_RX_BYTES */
+    GS_PROF_NVLINK_TX,     /* NVLINK_TX_BYTES: bytes/s over all NVLinks */
+    GS_PROF_NVLINK_RX,     /* NVLINK_RX_BYTES */
+    GS_PROF_COUNT
+};
+#define GS_F_PROF_FIRST GS_F_PROF_GR_ENGINE
+#define GS_PROF_FIRST_RATE GS_PROF_PCIE_TX /* metrics from here on are bytes/s, before it ratios */
+_Static_assert(GS_F_PROF_NVLINK_RX - GS_F_PROF_FIRST + 1 == GS_PROF_COUNT, "one field per metric");
+
+/* A set of GS_F_* fields: the `valid` mask of a sample, what a command wants
+ * read, what a backend cannot read. Passed by value (16 bytes). */
+#define GS_F_MAX 128
+_Static_assert(GS_F_COUNT <= GS_F_MAX, "sample fields must fit struct gs_fmask");
+struct gs_fmask {
+    uint64_t w[GS_F_MAX / 64];
+};
+#define GS_FMASK_NONE ((struct gs_fmask){ { 0 } })
+
+static inline bool gs_fmask_has(struct gs_fmask m, unsigned f)
+{
+    return f < GS_F_MAX && (m.w[f / 64] >> (f % 64)) & 1u;
+}
+static inline void gs_fmask_set(struct gs_fmask *m, unsigned f)
+{
+    if (f < GS_F_MAX)
+        m->w[f / 64] |= UINT64_C(1) << (f % 64);
+}
+static inline void gs_fmask_clear(struct gs_fmask *m, unsigned f)
+{
+    if (f < GS_F_MAX)
+        m->w[f / 64] &= ~(UINT64_C(1) << (f % 64));
+}
+static inline struct gs_fmask gs_fmask_of(unsigned f)
+{
+    struct gs_fmask m = GS_FMASK_NONE;
+    gs_fmask_set(&m, f);
+    return m;
+}
+/* Every field the model knows (bits 0 .. GS_F_COUNT-1). */
+static inline struct gs_fmask gs_fmask_all(void)
+{
+    struct gs_fmask m = GS_FMASK_NONE;
+    for (unsigned f = 0; f < GS_F_COUNT; f++)
+        gs_fmask_set(&m, f);
+    return m;
+}
+static inline struct gs_fmask gs_fmask_or(struct gs_fmask a, struct gs_fmask b)
+{
+    for (unsigned i = 0; i < GS_F_MAX / 64; i++)
+        a.w[i] |= b.w[i];
+    return a;
+}
+static inline struct gs_fmask gs_fmask_and(struct gs_fmask a, struct gs_fmask b)
+{
+    for (unsigned i = 0; i < GS_F_MAX / 64; i++)
+        a.w[i] &= b.w[i];
+    return a;
+}
+/* a without the fields of b */
+static inline struct gs_fmask gs_fmask_minus(struct gs_fmask a, struct gs_fmask b)
+{
+    for (unsigned i = 0; i < GS_F_MAX / 64; i++)
+        a.w[i] &= ~b.w[i];
+    return a;
+}
+static inline bool gs_fmask_any(struct gs_fmask m)
+{
+    for (unsigned i = 0; i < GS_F_MAX / 64; i++)
+        if (m.w[i])
+            return true;
+    return false;
+}
+static inline bool gs_fmask_eq(struct gs_fmask a, struct gs_fmask b)
+{
+    for (unsigned i = 0; i < GS_F_MAX / 64; i++)
+        if (a.w[i] != b.w[i])
+            return false;
+    return true;
+}
+/* for (unsigned f = gs_fmask_next(m, 0); f < GS_F_MAX; f = gs_fmask_next(m, f + 1)) */
+static inline unsigned gs_fmask_next(struct gs_fmask m, unsigned from)
+{
+    for (unsigned f = from; f < GS_F_MAX; f++) {
+        uint64_t w = m.w[f / 64] >> (f % 64);
+        if (w)
+            return f + (unsigned)__builtin_ctzll(w);
+        f |= 63; /* rest of this word is empty */
+    }
+    return GS_F_MAX;
+}
+/* The readings only nvidia-smi's outputs print (query fidelity group): a
+ * command that wants "everything" (JSON, top, serve, record) gets
+ * gs_fmask_default() and does not pay for them; CSV fields and `smi` ask. */
+static inline struct gs_fmask gs_fmask_fidelity(void)
+{
+    struct gs_fmask m = GS_FMASK_NONE;
+    for (unsigned f = GS_F_POWER_AVG; f <= GS_F_POWER_MEM_AVG; f++)
+        gs_fmask_set(&m, f);
+    return m;
+}
+static inline struct gs_fmask gs_fmask_default(void)
+{
+    return gs_fmask_minus(gs_fmask_all(), gs_fmask_fidelity());
+}
+#define GS_FMASK_FOREACH(f, m) for (unsigned f = gs_fmask_next((m), 0); f < GS_F_MAX; f = gs_fmask_next((m), f + 1))
 
 #define GS_MAX_FANS 8
+/* ECC memory locations, NVML's numbering: L1, L2, device memory, register
+ * file, texture memory, texture shared memory, CBU, SRAM. */
+#define GS_ECC_LOCS 8
+#define GS_MAX_ENGINES 8     /* engine classes of one GPU (DRM fdinfo drm-engine-*) */
+#define GS_ENGINE_NAME 16
 
 struct gs_sample {
-    uint64_t valid;                      /* bit (1 << GS_F_x) set iff status[x] == GS_ST_OK */
+    struct gs_fmask valid;               /* bit GS_F_x set iff status[x] == GS_ST_OK */
     uint8_t status[GS_F_COUNT];          /* enum gs_status per field */
     uint64_t timestamp_ns;               /* CLOCK_MONOTONIC when this GPU was sampled */
     uint64_t mem_total_bytes;
@@ -148,7 +339,82 @@ struct gs_sample {
     uint64_t xid_count;                  /* Xid events seen on this GPU since the sampler opened */
     uint32_t xid_last;                   /* the latest Xid code (0 before the first) */
     int64_t xid_last_ms;                 /* when it arrived, ms since the epoch (0 before the first) */
+    /* How old each value is at timestamp_ns, in ms: 0 when it was read in this
+     * very tick, more when the backend's read schedule (slow-changing readings,
+     * read every few seconds and at once on an ECC or Xid event) or the
+     * slow-field worker (PCIe TX/RX) handed on the value it read earlier.
+     * Meaningful only where status is GS_ST_OK. */
+    uint32_t age_ms[GS_F_COUNT];
+    /* New members go at the end of their area's group (see enum gs_field). */
+    /* -- more NVML readings (query fidelity) -- */
+    uint32_t power_avg_mw;
+    uint32_t power_instant_mw;
+    uint32_t jpg_util_pct;
+    uint32_t ofa_util_pct;
+    uint32_t enc_sessions;
+    uint32_t enc_avg_fps;
+    uint32_t enc_avg_latency_us;
+    int32_t temp_tlimit_c;
+    uint64_t ecc_loc[2][2][GS_ECC_LOCS]; /* [corrected, uncorrected][volatile, aggregate][location] */
+    uint32_t ecc_loc_ok;                 /* bit (type*2 + counter)*GS_ECC_LOCS + loc: entry has a value */
+    uint64_t sram_vol_parity, sram_vol_secded, sram_agg_parity, sram_agg_secded;
+    uint64_t sram_l2, sram_sm, sram_mcu, sram_pcie, sram_other;
+    uint32_t sram_threshold_exceeded;
+    uint32_t remap_hist[5];              /* max, high, partial, low, none */
+    uint32_t accounting_mode;
+    uint64_t prot_mem_total_bytes, prot_mem_used_bytes, prot_mem_free_bytes;
+    uint32_t recovery_action;            /* 0 none, 1 reset, 2 reboot, 3 drain P2P, 4 drain and reset */
+    uint32_t edpp_pct;
+    uint32_t app_clock_graphics_mhz, app_clock_mem_mhz;
+    uint32_t def_app_clock_graphics_mhz, def_app_clock_mem_mhz;
+    uint32_t power_mgmt;
+    uint32_t reset_required, drain_and_reset_recommended;
+    uint32_t fabric_state;               /* NVML_GPU_FABRIC_STATE_*: 1 not started, 2 in progress, 3 completed */
+    int32_t fabric_status;               /* nvmlReturn_t of the probe */
+    uint32_t fabric_clique;
+    uint8_t fabric_cluster_uuid[16];
+    uint32_t fabric_health_mask;
+    uint32_t fabric_health_summary;      /* 0 not supported, 1 healthy, 2 unhealthy, 3 limited capacity */
+    uint32_t pcie_replay_rollovers;
+    uint32_t pcie_atomics_out, pcie_atomics_in; /* NVML_PCIE_ATOMICS_CAP_* bits */
+    uint32_t power_mem_avg_mw;
+    /* -- profiling (GPM) and MIG -- */
+    double prof[GS_PROF_COUNT];          /* enum gs_prof: ratios 0..1, then bytes/s */
+    uint64_t prof_interval_ns;           /* the span between the two GPM samples behind prof[] */
+    /* -- throttle time, NVLink and health counters -- */
+    uint64_t violation_ns[8];            /* cumulative ns held below clocks per enum gs_viol (GS_F_VIOL_*) */
+    uint32_t nvlink_count;               /* NVLinks present (GS_F_NVLINK_STATE) */
+    uint64_t nvlink_down_mask;           /* bit per link that is not active */
+    uint64_t nvlink_crc_flit;            /* GS_F_NVLINK_ERRORS: data-link error counters, summed over links */
+    uint64_t nvlink_crc_data;
+    uint64_t nvlink_replay;
+    uint64_t nvlink_recovery;
+    /* -- other vendors (AMD, Intel) -- */
+    uint64_t gtt_total_bytes;
+    uint64_t gtt_used_bytes;
+    uint64_t vis_vram_total_bytes;
+    uint64_t vis_vram_used_bytes;
+    int32_t temp_junction_c;
+    uint32_t fan_rpm;
+    uint32_t voltage_gfx_mv;
+    uint32_t clock_graphics_req_mhz;
+    uint32_t rc6_pct;
+    uint32_t engine_util_pct[GS_MAX_ENGINES]; /* capacity-normalized: 100 = every engine of the class busy */
+    uint64_t ras_ue_count;
+    uint64_t ras_ce_count;
+    uint32_t ras_bad_pages;
+    uint64_t throttle_vendor;
 };
+
+/* Violation (throttle-time) counters: index into gs_sample.violation_ns; field GS_F_VIOL_POWER + i. */
+enum gs_viol {
+    GS_VIOL_POWER, GS_VIOL_THERMAL, GS_VIOL_SYNC_BOOST, GS_VIOL_BOARD_LIMIT, GS_VIOL_LOW_UTIL,
+    GS_VIOL_RELIABILITY, GS_VIOL_HW_THERMAL, GS_VIOL_HW_POWER_BRAKE, GS_VIOL_COUNT
+};
+_Static_assert(GS_VIOL_COUNT == 8, "violation_ns has 8 entries");
+_Static_assert(GS_F_VIOL_HW_POWER_BRAKE - GS_F_VIOL_POWER == GS_VIOL_HW_POWER_BRAKE, "GS_F_VIOL_* follow enum gs_viol");
+/* "power", "thermal", "sync_boost", "board_limit", "low_util", "reliability", "hw_thermal", "hw_power_brake" */
+const char *gs_viol_name(enum gs_viol v);
 
 /* Throttle (clock event) reason bits: NVML's values, named for people. */
 #define GS_THROTTLE_GPU_IDLE 0x1ull
@@ -188,6 +454,34 @@ enum gs_sfield {
     GS_S_PCIE_MAX_WIDTH,
     GS_S_FAN_COUNT,
     GS_S_THROTTLE_SUPPORTED, /* throttle_supported mask */
+    /* -- more NVML readings (query fidelity) -- */
+    GS_S_PCI_CLASS,      /* pci_base_class, pci_sub_class (nvmlDeviceGetPciInfoExt) */
+    GS_S_INFOROM_IMG,    /* inforom_img */
+    GS_S_INFOROM_OEM,    /* inforom_oem */
+    GS_S_INFOROM_ECC,    /* inforom_ecc */
+    GS_S_INFOROM_PWR,    /* inforom_pwr */
+    GS_S_INFOROM_VALID,  /* inforom_valid (0/1): checksum validation */
+    GS_S_GSP_MODE,       /* gsp_mode_current, gsp_mode_default */
+    GS_S_ADDRESSING,     /* addressing_mode: 0 none, 1 HMM, 2 ATS */
+    GS_S_ACCT_BUFFER,    /* acct_buffer_size */
+    GS_S_BOARD_PART,     /* board_part (board part number) */
+    GS_S_VIRT_MODE,      /* virt_mode (NVML's nvmlGpuVirtualizationMode_t) */
+    GS_S_PCIE_HOST_MAX,  /* pcie_host_max_gen: the slot's max generation (sysfs) */
+    GS_S_C2C_MODE,       /* c2c_enabled */
+    GS_S_PLATFORM,       /* platform_*: rack position (nvmlDeviceGetPlatformInfo) */
+    GS_S_PDI,            /* pdi: per-device identifier (nvmlDeviceGetPdi, R580+) */
+    /* -- profiling (GPM) and MIG -- */
+    /* -- throttle time, NVLink and health counters -- */
+    GS_S_FAN_MINMAX,     /* fan_min_pct, fan_max_pct: the range the fan controller may set */
+    /* -- other vendors (AMD, Intel) -- */
+    GS_S_VENDOR,         /* vendor ("NVIDIA", "AMD", "Intel"), driver ("nvidia", "amdgpu", "i915", "xe") */
+    GS_S_INTEGRATED,     /* integrated (0/1): an iGPU sharing system memory */
+    GS_S_ENGINES,        /* engine_count, engine_name[]: the engine classes engine_util_pct reports */
+    GS_S_TEMP_CRIT,      /* temp_crit_c (edge; = temp_slowdown_c), temp_junction_crit_c, temp_mem_crit_c:
+                          * hwmon's tempN_crit; 0 where that sensor has none */
+    GS_S_TEMP_EMERG,     /* temp_emerg_c, temp_junction_emerg_c, temp_mem_emerg_c: tempN_emergency */
+    GS_S_CLOCK_MIN_GRAPHICS, /* clock_min_graphics_mhz: lowest graphics clock (Intel RPn, AMD DPM level 0) */
+    GS_S_FAN_RPM_RANGE,  /* fan_min_rpm, fan_max_rpm */
     GS_S_COUNT
 };
 _Static_assert(GS_S_COUNT <= 64, "static fields must fit the 64-bit valid mask");
@@ -226,6 +520,37 @@ struct gs_static {
     uint32_t pcie_max_width;
     uint32_t fan_count;
     uint64_t throttle_supported;
+    /* -- more NVML readings (query fidelity) -- */
+    uint32_t pci_base_class, pci_sub_class;
+    char inforom_img[32];
+    char inforom_oem[16];
+    char inforom_ecc[16];
+    char inforom_pwr[16];
+    uint32_t inforom_valid;
+    uint32_t gsp_mode_current, gsp_mode_default;
+    uint32_t addressing_mode;
+    uint32_t acct_buffer_size;
+    char board_part[80];
+    uint32_t virt_mode;
+    uint32_t pcie_host_max_gen;
+    uint32_t c2c_enabled;
+    char platform_chassis_serial[17];
+    uint32_t platform_slot, platform_tray, platform_host_id, platform_peer_type, platform_module_id;
+    uint64_t platform_guid;              /* the first 8 bytes of the InfiniBand GUID, big-endian */
+    uint64_t pdi;
+    /* -- profiling (GPM) and MIG -- */
+    /* -- throttle time, NVLink and health counters -- */
+    uint32_t fan_min_pct, fan_max_pct;
+    /* -- other vendors (AMD, Intel) -- */
+    char vendor[16];
+    char driver[16];
+    uint32_t integrated;
+    uint32_t engine_count;
+    char engine_name[GS_MAX_ENGINES][GS_ENGINE_NAME]; /* "gfx", "compute", "render", "video", ... */
+    int32_t temp_crit_c, temp_junction_crit_c, temp_mem_crit_c;
+    int32_t temp_emerg_c, temp_junction_emerg_c, temp_mem_emerg_c;
+    uint32_t clock_min_graphics_mhz;
+    uint32_t fan_min_rpm, fan_max_rpm;
 };
 
 /* ---- processes ---------------------------------------------------------------- */
@@ -251,8 +576,20 @@ enum gs_pfield {
     GS_P_CONTAINER,    /* container_id (and container_runtime) */
     GS_P_POD,          /* pod_uid */
     GS_P_NAME,         /* name: as the driver reports it */
+    /* -- query fidelity -- */
+    GS_P_CPU_TIME,     /* cpu_time_ns: CPU time used since the process started (ps's %CPU base) */
+    /* -- MIG and pods -- */
+    GS_P_MIG,          /* gpu_instance_id, compute_instance_id, mig_index: the MIG device it runs in */
+    /* -- framework memory (PyTorch allocator) -- */
+    GS_P_PYHOOK,       /* pyhook_state, pyhook_age_ms: the gpuscope Python hook answers (core/pyhook.h) */
+    GS_P_TORCH,        /* torch_*: PyTorch's CUDA caching allocator on this GPU, from the hook */
+    /* -- other vendors (DRM fdinfo) -- */
+    GS_P_ENGINE_UTIL,  /* engine_util_pct[]: busy per engine class of the GPU (needs two ticks) */
+    GS_P_GTT_MEM,      /* gtt_mem_bytes: buffers in system memory (GTT / system regions) */
+    GS_P_DRM_CLIENTS,  /* drm_clients: open DRM files (clients, after merging duplicated fds) */
     GS_P_COUNT
 };
+_Static_assert(GS_P_COUNT <= 32, "process fields must fit the 32-bit valid mask");
 
 /* Can we see the process in our /proc? */
 enum gs_host_vis {
@@ -287,6 +624,54 @@ struct gs_proc {
     char pod_uid[40];              /* Kubernetes pod UID (dashes), or "" */
     char name[96];                 /* process name as the driver sees it (nvmlSystemGetProcessName):
                                     * nvidia-smi's process_name; known even when /proc cannot see the PID */
+    /* New members go at the end of their area's group (see enum gs_pfield). */
+    /* -- query fidelity -- */
+    uint64_t cpu_time_ns;          /* user + system CPU time since start */
+    uint8_t cmdline_sep[GS_CMDLINE_MAX / 8]; /* bit i set: cmdline[i] is the space that joined two
+                                              * arguments (argv boundaries, e.g. for gpustat's full_command) */
+    uint32_t name_off, name_len;   /* the whole driver name, when longer than name[]: in the GPU's
+                                    * names arena (gs_proc_name() picks the right one) */
+    /* -- MIG and pods -- */
+    uint32_t mig_index;            /* with GS_P_MIG: position in gs_gpu.mig[], UINT32_MAX if not listed */
+    /* -- framework memory (PyTorch allocator) -- */
+    uint8_t pyhook_state;          /* enum gs_pyhook_state (core/pyhook.h): why torch_* are there or not */
+    uint32_t pyhook_age_ms;        /* how old the hook's answer is (it is cached between ticks) */
+    uint64_t torch_allocated_bytes;      /* live tensors */
+    uint64_t torch_reserved_bytes;       /* held by the caching allocator: allocated + its cache */
+    uint64_t torch_inactive_split_bytes; /* cache in split blocks that large requests cannot use */
+    uint64_t torch_max_allocated_bytes;  /* peak of allocated (since start or reset_peak_memory_stats) */
+    uint64_t torch_max_reserved_bytes;
+    uint64_t torch_alloc_retries;        /* cudaMalloc failed, the cache was freed, and retried */
+    uint64_t torch_ooms;                 /* out-of-memory errors the allocator raised */
+    char torch_alloc_conf[96];           /* PYTORCH_CUDA_ALLOC_CONF in the process ("" unset) */
+    /* -- other vendors (DRM fdinfo) -- */
+    uint16_t engine_util_pct[GS_MAX_ENGINES];
+    uint64_t gtt_mem_bytes;
+    uint32_t drm_clients;
+};
+
+/* ---- MIG devices ------------------------------------------------------------------ */
+#define GS_MAX_MIG 8   /* MIG devices per GPU: 7 on A100/H100 */
+
+/* One MIG device (a compute instance, as NVML's MIG device handles), with the
+ * GPU instance it belongs to. Memory and profiling belong to the GPU instance:
+ * the compute instances of one GPU instance show the same values. */
+struct gs_mig {
+    uint32_t index;                /* MIG device index under its GPU (nvidia-smi -L's "Device N") */
+    uint32_t gpu_instance_id;      /* NVML GPU instance ID (dcgm-exporter's GPU_I_ID) */
+    uint32_t compute_instance_id;
+    char uuid[96];                 /* "MIG-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx" */
+    char name[96];                 /* "NVIDIA H100 80GB HBM3 MIG 1g.10gb" */
+    char profile[32];              /* the GPU instance's profile, "1g.10gb" (GPU_I_PROFILE) */
+    char ci_profile[32];           /* the compute instance's: "1g.10gb", or "1c.3g.40gb" for part of one */
+    uint8_t attr_status;           /* enum gs_status of the counts below (nvmlDeviceGetAttributes) */
+    uint32_t sm_count, gi_slices, ci_slices;
+    uint32_t copy_engines, decoders, encoders, jpeg_engines, ofa_engines;
+    uint8_t mem_status;            /* enum gs_status of mem_* */
+    uint64_t mem_total_bytes, mem_used_bytes, mem_free_bytes;
+    uint8_t prof_status[GS_PROF_COUNT]; /* enum gs_status per metric (the GPU instance's) */
+    double prof[GS_PROF_COUNT];
+    uint32_t nprocs;               /* processes of this snapshot running in it */
 };
 
 /* ---- one GPU in a snapshot ------------------------------------------------------ */
@@ -306,6 +691,13 @@ struct gs_gpu {
     uint8_t state;              /* enum gs_gpu_state */
     int64_t lost_since;         /* epoch seconds when first seen lost, else 0 */
     char last_error[160];       /* latest error on this GPU, "" if none */
+    char *names;                /* process names too long for gs_proc.name (owned, reused) */
+    uint32_t names_len, names_cap;
+    /* -- MIG (area 10c): valid when s.status[GS_F_MIG_DEVICES] is GS_ST_OK -- */
+    struct gs_mig *mig;         /* nmig entries by MIG device index, owned by the snapshot like
+                                 * procs; NULL on a GPU without MIG devices */
+    uint32_t nmig;              /* at most GS_MAX_MIG */
+    uint32_t mig_cap;
 };
 
 /* ---- events (NVML's event API: Xid, ECC) ----------------------------------------------- */
@@ -336,6 +728,9 @@ struct gs_sysinfo {
     bool simulated;             /* running on gpuscope's NVML simulator */
     char sim_scenario[64];      /* scenario name when simulated */
     char lib_path[256];         /* library actually loaded */
+    char kmd_version[80];       /* kernel module version (/proc/driver/nvidia/version), "" if unknown */
+    /* -- other vendors (several backends) -- */
+    char warning[200];          /* a backend that failed while others found GPUs ("" if none) */
 };
 
 struct gs_snapshot {
@@ -353,16 +748,22 @@ struct gs_snapshot {
 /* ---- helpers ---------------------------------------------------------------------- */
 static inline bool gs_sample_has(const struct gs_sample *s, enum gs_field f)
 {
-    return s->valid & (UINT64_C(1) << f);
+    return gs_fmask_has(s->valid, f);
+}
+
+/* The age of f's value in ms (0: read in this tick), see gs_sample.age_ms. */
+static inline uint32_t gs_sample_age_ms(const struct gs_sample *s, enum gs_field f)
+{
+    return (unsigned)f < GS_F_COUNT ? s->age_ms[f] : 0;
 }
 
 static inline void gs_sample_mark(struct gs_sample *s, enum gs_field f, enum gs_status st)
 {
     s->status[f] = (uint8_t)st;
     if (st == GS_ST_OK)
-        s->valid |= UINT64_C(1) << f;
+        gs_fmask_set(&s->valid, f);
     else
-        s->valid &= ~(UINT64_C(1) << f);
+        gs_fmask_clear(&s->valid, f);
 }
 
 static inline bool gs_static_has(const struct gs_static *st, enum gs_sfield f)
@@ -398,9 +799,39 @@ void gs_snapshot_release(struct gs_snapshot *snap);
 int gs_snapshot_copy(struct gs_snapshot *dst, const struct gs_snapshot *src);
 /* Append a zeroed process to gpu, growing its array; NULL on out of memory. */
 struct gs_proc *gs_gpu_add_proc(struct gs_gpu *gpu);
+/* Room for n MIG devices in gpu->mig (n <= GS_MAX_MIG); 0, or -1 when out of memory. */
+int gs_gpu_mig_reserve(struct gs_gpu *gpu, uint32_t n);
+
+/* The driver's name of a process, whole (gs_proc.name holds the first 95 bytes). */
+const char *gs_proc_name(const struct gs_gpu *gpu, const struct gs_proc *p);
+/* Keep a long name for p in gpu's arena; 0 or -GS_E_NOMEM (p keeps the short name). */
+int gs_proc_set_long_name(struct gs_gpu *gpu, struct gs_proc *p, const char *name, size_t len);
+/* A profiling metric's names: JSON key ("gr_engine_active_ratio"), dcgm-exporter's
+ * name ("DCGM_FI_PROF_GR_ENGINE_ACTIVE") and HELP, and whether it is a rate in bytes/s. */
+struct gs_prof_info {
+    const char *key;
+    const char *dcgm;
+    const char *help;
+    bool bytes_per_s;
+};
+const struct gs_prof_info *gs_prof_info(enum gs_prof k);
+/* The MIG device of g holding GPU instance gi and compute instance ci (ci UINT32_MAX:
+ * any of gi's), or NULL. */
+const struct gs_mig *gs_gpu_find_mig(const struct gs_gpu *g, uint32_t gi, uint32_t ci);
+/* The distinct GPU instances of g, as dcgm-exporter exports them: the MIG device
+ * index of each one's first compute instance into out (at most GS_MAX_MIG); returns the count. */
+unsigned gs_gpu_gpu_instances(const struct gs_gpu *g, uint32_t *out);
 
 /* Names for people: "Hopper", "P0", "SW power cap", ... */
 const char *gs_arch_name(uint32_t nvml_arch);
+/* The clock-event (throttle) reason bits, in bit order, with the words of our
+ * own lines (human) and nvidia-smi's clocks_event_reasons.* names (smi). */
+#define GS_THROTTLE_NAMES 9
+struct gs_throttle_name {
+    uint64_t bit;
+    const char *human, *smi;
+};
+extern const struct gs_throttle_name gs_throttle_names[GS_THROTTLE_NAMES];
 /* Comma-separated human names of the set throttle bits into buf ("" if none). */
 const char *gs_throttle_str(uint64_t mask, char *buf, unsigned len);
 

@@ -3,6 +3,7 @@
 #include "core/paths.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -11,12 +12,19 @@
 #define GS_PREFIX "/usr/local"
 #endif
 
-static int exe_dir(char *out, size_t len)
+int gs_path_exe(char *out, size_t len)
 {
     ssize_t n = readlink("/proc/self/exe", out, len - 1);
     if (n <= 0)
         return -1;
     out[n] = '\0';
+    return 0;
+}
+
+static int exe_dir(char *out, size_t len)
+{
+    if (gs_path_exe(out, len) < 0)
+        return -1;
     char *slash = strrchr(out, '/');
     if (!slash)
         return -1;
@@ -46,4 +54,26 @@ int gs_path_shipped(const char *rel_build, const char *rel_install, char *out, u
     }
     snprintf(cand, sizeof(cand), "%s/%s", GS_PREFIX, rel_install);
     return try_path(cand, out, len);
+}
+
+int gs_path_history_db_for(bool root, const char *user_paths, const char *xdg_state, const char *home, char *buf,
+                           size_t len)
+{
+    int n;
+
+    if (root && !(user_paths && *user_paths))
+        n = snprintf(buf, len, "/var/lib/gpuscope/history.db");
+    else if (xdg_state && xdg_state[0] == '/') /* the XDG spec: a relative value is ignored */
+        n = snprintf(buf, len, "%s/gpuscope/history.db", xdg_state);
+    else if (home && *home)
+        n = snprintf(buf, len, "%s/.local/state/gpuscope/history.db", home);
+    else
+        return -1;
+    return n > 0 && (size_t)n < len ? 0 : -1;
+}
+
+int gs_path_history_db(char *buf, size_t len)
+{
+    return gs_path_history_db_for(geteuid() == 0, getenv("GPUSCOPE_DB_USER_PATHS"), getenv("XDG_STATE_HOME"),
+                                  getenv("HOME"), buf, len);
 }

@@ -6,6 +6,7 @@
 
 static const struct gs_backend *const backends[] = {
     &gs_backend_nvml,
+    &gs_backend_drm, /* AMD (amdgpu) and Intel (i915, xe): after NVML, whose numbering CUDA uses */
     NULL,
 };
 

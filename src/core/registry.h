@@ -14,6 +14,7 @@
 
 /* The backends (defined in src/backend/<vendor>/). */
 extern const struct gs_backend gs_backend_nvml;
+extern const struct gs_backend gs_backend_drm;
 
 /* The i-th backend (NULL past the end), in preference order. */
 const struct gs_backend *gs_registry_get(unsigned i);

@@ -34,20 +34,26 @@ enum gs_slow_mode {
 struct gs_sampler_opts {
     const char *nvml_lib;        /* NULL: $GPUSCOPE_NVML_LIB, then libnvidia-ml.so.1, libnvidia-ml.so */
     const char *proc_root;       /* NULL: $GPUSCOPE_PROC_ROOT, then "/proc" */
-    uint64_t want;               /* GS_F_* bits to read; 0 means all */
+    struct gs_fmask want;        /* GS_F_* bits to read; empty means gs_fmask_default() (see want_none) */
+    bool want_none;              /* read no per-tick field at all (process lists only) */
     bool want_static;            /* read static facts (always true in practice) */
     bool want_procs;             /* read process lists */
     bool want_host;              /* enrich processes from /proc */
     enum gs_slow_mode slow;
     uint32_t slow_interval_ms;   /* GS_SLOW_THREAD refresh period (default 1000) */
     const char *only_ids;        /* "-i" selection: indexes, UUIDs or PCI bus ids, comma-separated; NULL = all */
+    int pyhook;                  /* enum gs_pyhook_mode (core/pyhook.h): ask the Python hook of GPU
+                                  * processes for PyTorch's allocator figures; 0 = off */
+    bool once;                   /* one snapshot only (one-shot query): skip what serves a next one */
+    uint32_t host_want;          /* with once: host fields (1 << GS_P_x) the output prints; 0 = all */
 };
 
 #define GS_SAMPLER_OPTS_INIT                                                              \
     {                                                                                     \
-        .nvml_lib = NULL, .proc_root = NULL, .want = 0, .want_static = true,              \
+        .nvml_lib = NULL, .proc_root = NULL, .want = { { 0 } }, .want_none = false,        \
+        .want_static = true,                                                              \
         .want_procs = true, .want_host = true, .slow = GS_SLOW_INLINE,                    \
-        .slow_interval_ms = 1000, .only_ids = NULL                                        \
+        .slow_interval_ms = 1000, .only_ids = NULL, .once = false, .host_want = 0        \
     }
 
 struct gs_sampler;
@@ -64,6 +70,11 @@ int gs_sampler_open(struct gs_sampler **out, const struct gs_sampler_opts *opts,
 int gs_sampler_snapshot(struct gs_sampler *s, struct gs_snapshot *snap, struct gs_err *err);
 
 void gs_sampler_close(struct gs_sampler *s);
+
+/* Host facts cost: read the CPU and RSS of these PIDs every snapshot and the
+ * other GPU processes' every few seconds (gs_hostproc_focus); NULL: all of
+ * them every snapshot (the default). For a view that shows some rows only. */
+void gs_sampler_host_focus(struct gs_sampler *s, const uint32_t *pids, uint32_t n);
 
 /* Debug: describe which library and which versioned symbols were bound, one
  * "name -> bound_symbol" per line (for `gpuscope query --debug`). */

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "lib/clock.h"
+
 struct gs_slow_slot {
     bool have;               /* refreshed at least once */
     uint64_t taken_ns;       /* CLOCK_MONOTONIC of the refresh */
@@ -18,7 +20,7 @@ struct gs_slow {
     const struct gs_backend *be;
     struct gs_bdev *const *devs;
     uint32_t n;
-    uint64_t fields;
+    struct gs_fmask fields;
     uint32_t interval_ms;
     pthread_t thread;
     pthread_mutex_t lock;    /* guards slots[] and stop; never held across a backend call */
@@ -28,21 +30,13 @@ struct gs_slow {
     struct gs_slow_slot *slots;
 };
 
-static uint64_t gs_slow_now(void)
-{
-    struct timespec ts;
-
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static void gs_slow_refresh(struct gs_slow *sl)
 {
     for (uint32_t i = 0; i < sl->n; i++) {
         sl->be->sample(sl->devs[i], sl->fields, &sl->scratch);
         pthread_mutex_lock(&sl->lock);
         sl->slots[i].s = sl->scratch.s;
-        sl->slots[i].taken_ns = gs_slow_now();
+        sl->slots[i].taken_ns = gs_clock_mono_ns();
         sl->slots[i].have = true;
         pthread_mutex_unlock(&sl->lock);
     }
@@ -97,7 +91,7 @@ static int gs_slow_sync_init(struct gs_slow *sl)
 }
 
 int gs_slow_start(struct gs_slow **out, const struct gs_backend *be, struct gs_bdev *const *devs,
-                  uint32_t n, uint64_t fields, uint32_t interval_ms)
+                  uint32_t n, struct gs_fmask fields, uint32_t interval_ms)
 {
     struct gs_slow *sl = calloc(1, sizeof(*sl));
 
@@ -132,13 +126,15 @@ void gs_slow_copy(struct gs_slow *sl, uint32_t i, struct gs_sample *dst, uint64_
 {
     pthread_mutex_lock(&sl->lock);
     const struct gs_slow_slot *slot = &sl->slots[i];
-    for (uint64_t m = sl->fields; m; m &= m - 1) {
-        enum gs_field f = (enum gs_field)__builtin_ctzll(m);
-        gs_sample_mark(dst, f, slot->have ? (enum gs_status)slot->s.status[f] : GS_ST_NOT_AVAILABLE);
-    }
+    GS_FMASK_FOREACH(f, sl->fields)
+        gs_sample_mark(dst, (enum gs_field)f,
+                       slot->have ? (enum gs_status)slot->s.status[f] : GS_ST_NOT_AVAILABLE);
     dst->pcie_tx_kbps = slot->s.pcie_tx_kbps;
     dst->pcie_rx_kbps = slot->s.pcie_rx_kbps;
     dst->pcie_rate_age_ns = slot->have && now_ns > slot->taken_ns ? now_ns - slot->taken_ns : 0;
+    GS_FMASK_FOREACH(f, sl->fields)
+        if (f < GS_F_COUNT)
+            dst->age_ms[f] = (uint32_t)(dst->pcie_rate_age_ns / 1000000u);
     pthread_mutex_unlock(&sl->lock);
 }
 

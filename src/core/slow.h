@@ -23,7 +23,7 @@ struct gs_slow;
 
 /* Start refreshing `fields` of devs[0..n) every interval_ms (first pass at once). */
 int gs_slow_start(struct gs_slow **out, const struct gs_backend *be, struct gs_bdev *const *devs,
-                  uint32_t n, uint64_t fields, uint32_t interval_ms);
+                  uint32_t n, struct gs_fmask fields, uint32_t interval_ms);
 /* Copy the latest slow fields of device i into dst (status NOT_AVAILABLE
  * before the first refresh), with pcie_rate_age_ns relative to now_ns. */
 void gs_slow_copy(struct gs_slow *sl, uint32_t i, struct gs_sample *dst, uint64_t now_ns);

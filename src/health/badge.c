@@ -39,6 +39,9 @@ static const struct {
     { "proc.input_stall", "input stall", true },
     { "proc.outside_visible_devices", "outside CUDA_VISIBLE_DEVICES", true },
     { "job.gpu_lagging", "lags its job", false },
+    { "proc.torch_oom", "PyTorch OOM", true },
+    { "proc.torch_fragmentation", "PyTorch fragmentation", true },
+    { "proc.torch_growth", "PyTorch memory growth", true },
 };
 
 const char *gs_finding_words(const struct gs_finding *f, char *buf, size_t len)

@@ -6,6 +6,7 @@
  * lagging its peers, and a process on a GPU outside its CUDA_VISIBLE_DEVICES.
  */
 #include "health/health_priv.h"
+#include "lib/roots.h"
 
 #include <fcntl.h>
 #include <math.h>
@@ -14,7 +15,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define BIT(f) (UINT64_C(1) << (f))
 
 /* Seconds of the trailing run of samples for which pred holds. */
 static double trailing_s(const struct gs_health *h, const struct hgpu *g,
@@ -37,13 +37,13 @@ static uint32_t held_mib(const struct hsample *x)
 
 static bool is_idle_holding(const struct gs_health *h, const struct hsample *x)
 {
-    return (x->valid & BIT(GS_F_GPU_UTIL)) && x->util_pct <= h->cfg.idle_util_pct &&
+    return gs_fmask_has(x->valid, GS_F_GPU_UTIL) && x->util_pct <= h->cfg.idle_util_pct &&
            held_mib(x) >= h->cfg.idle_min_mib;
 }
 
 static bool is_busy_alone(const struct gs_health *h, const struct hsample *x)
 {
-    return (x->valid & BIT(GS_F_GPU_UTIL)) && x->util_pct >= h->cfg.busy_util_pct && x->procs_ok &&
+    return gs_fmask_has(x->valid, GS_F_GPU_UTIL) && x->util_pct >= h->cfg.busy_util_pct && x->procs_ok &&
            x->nprocs == 0;
 }
 
@@ -86,7 +86,7 @@ static void check_sawtooth(struct gs_health *h, const struct hgpu *g, struct gs_
     uint32_t from = g->count > PROC_RING * 2 ? g->count - PROC_RING * 2 : 0;
     for (uint32_t i = from; i < g->count; i++) {
         const struct hsample *x = hg_at(h, g, i);
-        if (x->state != GS_GPU_OK || !(x->valid & BIT(GS_F_GPU_UTIL)))
+        if (x->state != GS_GPU_OK || !gs_fmask_has(x->valid, GS_F_GPU_UTIL))
             continue;
         t[n] = (double)x->t_ms / 1000.0;
         u[n] = x->util_pct;
@@ -221,28 +221,67 @@ static int cvd_verdict(const char *val, bool pci_order, bool in_container, const
     return all_judged ? 2 : 1;
 }
 
+/* The job a process belongs to, from the variables launchers set: torchrun
+ * (TORCHELASTIC_RUN_ID), Slurm (SLURM_JOB_ID + step), torch.distributed's
+ * rendezvous (MASTER_ADDR:MASTER_PORT), Open MPI's job id. */
+static void job_from_env(const char *env, size_t n, char *out, size_t cap)
+{
+    char a[64], b[64];
+    bool fa, fb;
+    out[0] = '\0';
+    env_get(env, n, "TORCHELASTIC_RUN_ID", a, sizeof(a), &fa);
+    if (fa && a[0]) {
+        snprintf(out, cap, "torchrun run %.60s", a);
+        return;
+    }
+    env_get(env, n, "SLURM_JOB_ID", a, sizeof(a), &fa);
+    env_get(env, n, "SLURM_STEP_ID", b, sizeof(b), &fb);
+    if (fa && a[0]) {
+        snprintf(out, cap, "Slurm job %.30s%s%.20s", a, fb ? "." : "", fb ? b : "");
+        return;
+    }
+    env_get(env, n, "MASTER_ADDR", a, sizeof(a), &fa);
+    env_get(env, n, "MASTER_PORT", b, sizeof(b), &fb);
+    if (fa && fb && a[0] && b[0]) {
+        snprintf(out, cap, "torch.distributed rendezvous %.32s:%.8s", a, b);
+        return;
+    }
+    env_get(env, n, "OMPI_MCA_ess_base_jobid", a, sizeof(a), &fa);
+    if (fa && a[0])
+        snprintf(out, cap, "Open MPI job %.60s", a);
+}
+
+/* Read /proc/PID/environ once: CUDA_VISIBLE_DEVICES and the job identity. */
+void hp_env(struct gs_health *h, struct hproc *p)
+{
+    if (p->env_read || p->host_vis != GS_HOST_VISIBLE)
+        return;
+    p->env_read = true;
+    p->cvd = 1;
+    char path[256], env[16384];
+    if (gs_path(path, sizeof(path), "%s/%u/environ", gs_proc_root(h->cfg.proc_root), p->pid) < 0)
+        return;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, env, sizeof(env) - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    env[n] = '\0';
+    char order[32] = "";
+    bool found, has_order;
+    env_get(env, (size_t)n, "CUDA_DEVICE_ORDER", order, sizeof(order), &has_order);
+    env_get(env, (size_t)n, "CUDA_VISIBLE_DEVICES", p->cvd_value, sizeof(p->cvd_value), &found);
+    if (found)
+        p->cvd = (int8_t)cvd_verdict(p->cvd_value, has_order && !strcmp(order, "PCI_BUS_ID"),
+                                     p->container[0] != '\0', &h->gpus[p->gpu].st);
+    job_from_env(env, (size_t)n, p->jobenv, sizeof(p->jobenv));
+}
+
 static void check_cvd(struct gs_health *h, struct hproc *p, struct gs_findings *out)
 {
-    if (p->cvd == 0) {
-        p->cvd = 1;
-        char path[256], env[16384];
-        snprintf(path, sizeof(path), "%s/%u/environ", h->cfg.proc_root ? h->cfg.proc_root : "/proc", p->pid);
-        int fd = open(path, O_RDONLY | O_CLOEXEC);
-        if (fd < 0)
-            return;
-        ssize_t n = read(fd, env, sizeof(env) - 1);
-        close(fd);
-        if (n <= 0)
-            return;
-        env[n] = '\0';
-        char order[32] = "";
-        bool found, has_order;
-        env_get(env, (size_t)n, "CUDA_DEVICE_ORDER", order, sizeof(order), &has_order);
-        env_get(env, (size_t)n, "CUDA_VISIBLE_DEVICES", p->cvd_value, sizeof(p->cvd_value), &found);
-        if (found)
-            p->cvd = (int8_t)cvd_verdict(p->cvd_value, has_order && !strcmp(order, "PCI_BUS_ID"),
-                                         p->container[0] != '\0', &h->gpus[p->gpu].st);
-    }
+    hp_env(h, p);
     if (p->cvd != 2)
         return;
     int32_t idx = (int32_t)h->gpus[p->gpu].st.index; /* the GPU's index, not its snapshot slot */
@@ -267,10 +306,12 @@ void hc_procs(struct gs_health *h, struct gs_findings *out)
         check_sawtooth(h, g, out);
     }
     for (uint32_t i = 0; i < h->proc_slots; i++) {
-        struct hproc *p = &h->procs[i];
-        if (!p->used || p->last_ms != h->now_ms || h->gpus[p->gpu].state != GS_GPU_OK)
+        struct hproc *p = h->procs[i];
+        if (!p || !p->used || p->last_ms != h->now_ms || h->gpus[p->gpu].state != GS_GPU_OK)
             continue;
         check_leak(h, p, out);
+        if (p->torch && p->torch->count)
+            hc_torch(h, p, out);
         if (h->cfg.check_visible_devices && p->host_vis == GS_HOST_VISIBLE)
             check_cvd(h, p, out);
     }
@@ -293,11 +334,11 @@ static struct gmean gpu_means(const struct gs_health *h, const struct hgpu *g)
         const struct hsample *x = hg_at(h, g, i);
         if (x->state != GS_GPU_OK || (h->cfg.recent_s && h->now_ms - x->t_ms > (int64_t)h->cfg.recent_s * 1000))
             continue;
-        if (x->valid & BIT(GS_F_GPU_UTIL)) {
+        if (gs_fmask_has(x->valid, GS_F_GPU_UTIL)) {
             su += x->util_pct;
             nu++;
         }
-        if (x->valid & BIT(GS_F_CLOCK_SM)) {
+        if (gs_fmask_has(x->valid, GS_F_CLOCK_SM)) {
             sc += x->sm_mhz;
             nc++;
         }
@@ -325,13 +366,52 @@ static double median_except(const struct gmean *m, const uint32_t *members, uint
     for (uint32_t i = 0; i < n; i++)
         if (members[i] != skip)
             v[k++] = clock ? m[members[i]].clock : m[members[i]].util;
+    assert(k > 0 && k <= HGPU_MAX); /* a job's group has two GPUs or more: one is left besides skip */
     qsort(v, k, sizeof(double), cmp_double);
     return k % 2 ? v[k / 2] : (v[k / 2 - 1] + v[k / 2]) / 2;
 }
 
-static void lag_group(struct gs_health *h, const struct gmean *m, const uint32_t *mem, uint32_t n,
-                      struct gs_findings *out)
+/* A GPU's rank: its largest process, and the job identity it carries. */
+struct rank {
+    char key[96];               /* "" when the process carries no identity we trust */
+    uint32_t pid;
+};
+
+static struct hproc *find_proc(struct gs_health *h, int32_t slot, uint32_t pid)
 {
+    for (uint32_t i = 0; i < h->proc_slots; i++)
+        if (h->procs[i] && h->procs[i]->used && h->procs[i]->gpu == slot && h->procs[i]->pid == pid)
+            return h->procs[i];
+    return NULL;
+}
+
+/* Real job identity, never the process name (two unrelated `python3` jobs are
+ * two jobs): the launcher's environment, else the process group (torchrun,
+ * mpirun and shells put a job's ranks in one group), else nothing. */
+static void rank_of(struct gs_health *h, uint32_t slot, struct rank *r)
+{
+    const struct hgpu *g = &h->gpus[slot];
+    r->key[0] = '\0';
+    r->pid = g->job_pid;
+    if (!g->job[0])
+        return;
+    struct hproc *p = find_proc(h, (int32_t)slot, g->job_pid);
+    if (p)
+        hp_env(h, p);
+    if (p && p->jobenv[0])
+        snprintf(r->key, sizeof(r->key), "%s", p->jobenv);
+    else if (g->job_pgid > 1)
+        snprintf(r->key, sizeof(r->key), "process group %u", g->job_pgid);
+}
+
+static void lag_group(struct gs_health *h, const struct gmean *m, const uint32_t *mem, uint32_t n,
+                      const char *key, struct gs_findings *out)
+{
+    char ranks[240] = "";
+    size_t used = 0;
+    for (uint32_t i = 0; i < n && used + 40 < sizeof(ranks); i++)
+        used += (size_t)snprintf(ranks + used, sizeof(ranks) - used, "%s%u on GPU %u", i ? ", " : "",
+                                 h->gpus[mem[i]].job_pid, h->gpus[mem[i]].st.index);
     for (uint32_t i = 0; i < n; i++) {
         uint32_t gi = mem[i];
         double mu = median_except(m, mem, n, gi, false), mc = median_except(m, mem, n, gi, true);
@@ -345,10 +425,10 @@ static void lag_group(struct gs_health *h, const struct gmean *m, const uint32_t
         if (hf_has(out, idx, "thermal.") || hf_has(out, idx, "power."))
             continue;
         struct gs_finding *f = hf_new(out, GS_SEV_WARNING, idx, g->job_pid, "job.gpu_lagging",
-                                      "GPU %d lags the other %u GPUs of job '%s'", idx, n - 1, g->job);
+                                      "GPU %d lags the other %u GPUs of its job (%s)", idx, n - 1, key);
         f->value = slow_util ? m[gi].util : m[gi].clock;
         hf_set(f->evidence, sizeof(f->evidence), "mean utilization %.0f%% vs peers' median %.0f%%; mean SM clock "
-               "%.0f MHz vs %.0f MHz", m[gi].util, mu, m[gi].clock, mc);
+               "%.0f MHz vs %.0f MHz; the job (%s): processes %s", m[gi].util, mu, m[gi].clock, mc, key, ranks);
         hf_set(f->cause, sizeof(f->cause), "one rank is slower (throttling, a degraded link, a noisy neighbour or "
                "uneven data), so the whole job waits for it at every synchronisation");
         hf_set(f->action, sizeof(f->action), "compare this GPU's clocks, throttle reasons, PCIe link and neighbours "
@@ -359,22 +439,28 @@ static void lag_group(struct gs_health *h, const struct gmean *m, const uint32_t
 void hc_jobs(struct gs_health *h, struct gs_findings *out)
 {
     struct gmean m[HGPU_MAX];
+    struct rank r[HGPU_MAX];
     bool done[HGPU_MAX] = { false };
     uint32_t n = h->ngpus < HGPU_MAX ? h->ngpus : HGPU_MAX;
     for (uint32_t i = 0; i < n; i++) {
         const struct hgpu *g = &h->gpus[i];
         m[i] = g->seen && g->state == GS_GPU_OK && g->job[0] ? gpu_means(h, g) : (struct gmean){ 0, 0, false };
+        r[i].key[0] = '\0';
+        if (m[i].ok)
+            rank_of(h, i, &r[i]);
+        if (!r[i].key[0] || !m[i].ok)
+            m[i].ok = false;
     }
     for (uint32_t i = 0; i < n; i++) {
         if (done[i] || !m[i].ok)
             continue;
         uint32_t mem[HGPU_MAX], k = 0;
         for (uint32_t j = i; j < n; j++)
-            if (!done[j] && m[j].ok && !strcmp(h->gpus[j].job, h->gpus[i].job)) {
+            if (!done[j] && m[j].ok && !strcmp(r[j].key, r[i].key)) {
                 mem[k++] = j;
                 done[j] = true;
             }
-        if (k >= 2)
-            lag_group(h, m, mem, k, out);
+        if (k >= 3) /* the lagging GPU and at least two peers */
+            lag_group(h, m, mem, k, r[i].key, out);
     }
 }

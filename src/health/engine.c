@@ -7,9 +7,12 @@
 #include "health/health_priv.h"
 
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/vec.h"
 
 const char *gs_sev_name(enum gs_sev s)
 {
@@ -39,13 +42,16 @@ void gs_health_cfg_default(struct gs_health_cfg *c)
 {
     *c = (struct gs_health_cfg){
         .ring_samples = 600, .max_procs = 4096, .proc_ring_samples = PROC_RING, .expect_gpus = 0, .thermal_margin_c = 5,
-        .fan_hot_margin_c = 15, .fan_stuck_min_s = 60,
+        .fan_hot_margin_c = 8, .fan_stuck_min_s = 60, .fan_rise_c = 10, .hw_throttle_min_ms = 500,
+        .sbe_storm_per_min = 60, .sbe_storm_min = 10, .nvlink_crc_per_s = 100, .aer_cor_per_min = 32,
         .throttle_min_share = 0.2, .power_limit_min_ratio = 0.8, .load_util_pct = 50,
         .idle_util_pct = 2, .idle_min_s = 300, .idle_min_mib = 256, .busy_util_pct = 95,
         .busy_min_s = 10, .leak_mib_per_s = 10, .leak_min_s = 60, .leak_min_r2 = 0.9,
         .saw_low_pct = 15, .saw_high_pct = 70, .saw_min_cycles = 2, .saw_max_period_s = 60,
         .lag_util_pts = 25, .lag_clock_ratio = 0.85, .lag_min_s = 10, .xid_hold_s = 300,
         .check_visible_devices = true, .proc_root = NULL,
+        .torch_frag_min_mib = 1024, .torch_frag_cache_share = 0.5, .torch_frag_split_share = 0.25,
+        .torch_growth_mib_per_s = 5,
     };
 }
 
@@ -53,14 +59,12 @@ void gs_health_cfg_default(struct gs_health_cfg *c)
 
 struct gs_finding *gs_findings_add(struct gs_findings *f)
 {
-    if (f->n == f->cap) {
-        size_t cap = f->cap ? f->cap * 2 : 16;
-        struct gs_finding *v = realloc(f->v, cap * sizeof(*v));
-        if (!v)
-            return NULL;
-        f->v = v;
-        f->cap = cap;
+    struct gs_finding *v = gs_vec_grow(f->v, &f->cap, f->n + 1, sizeof(*v));
+    if (!v) {
+        f->lost++;
+        return NULL;
     }
+    f->v = v;
     struct gs_finding *x = &f->v[f->n++];
     memset(x, 0, sizeof(*x));
     return x;
@@ -69,6 +73,7 @@ struct gs_finding *gs_findings_add(struct gs_findings *f)
 void gs_findings_clear(struct gs_findings *f)
 {
     f->n = 0;
+    f->lost = 0;
 }
 
 void gs_findings_free(struct gs_findings *f)
@@ -124,12 +129,16 @@ bool hf_has(const struct gs_findings *out, int32_t gpu, const char *prefix)
 
 /* ---- the window ------------------------------------------------------------------- */
 
+/* The record of every forgotten process's slot: probe chains go on past it. */
+static struct hproc hproc_tomb = {.was_used = true};
+
 struct gs_health *gs_health_new(const struct gs_health_cfg *cfg)
 {
     struct gs_health *h = calloc(1, sizeof(*h));
     if (!h)
         return NULL;
     h->cfg = *cfg;
+    h->live_ms = INT64_MIN;
     if (h->cfg.ring_samples < 8)
         h->cfg.ring_samples = 8;
     if (h->cfg.max_procs < 16)
@@ -151,10 +160,16 @@ void gs_health_free(struct gs_health *h)
         return;
     for (uint32_t i = 0; i < HGPU_MAX; i++)
         free(h->gpus[i].ring);
-    for (uint32_t i = 0; i < h->proc_slots; i++)
-        free(h->procs[i].ring);
+    for (uint32_t i = 0; i < h->proc_slots; i++) {
+        if (!h->procs[i] || h->procs[i] == &hproc_tomb)
+            continue;
+        free(h->procs[i]->ring);
+        free(h->procs[i]->torch);
+        free(h->procs[i]);
+    }
     free(h->procs);
     free(h->hist);
+    free(h->trend);
     free(h);
 }
 
@@ -167,13 +182,18 @@ void gs_health_set_history(struct gs_health *h, const struct gs_history *hist)
 
 size_t gs_health_mem_bytes(const struct gs_health *h)
 {
-    size_t b = sizeof(*h) + h->proc_slots * sizeof(struct hproc);
+    size_t b = sizeof(*h) + h->proc_slots * sizeof(*h->procs);
     for (uint32_t i = 0; i < HGPU_MAX; i++)
         if (h->gpus[i].ring)
             b += h->cfg.ring_samples * sizeof(struct hsample);
-    for (uint32_t i = 0; i < h->proc_slots; i++)
-        if (h->procs[i].ring)
-            b += h->procs[i].cap * sizeof(struct ppoint);
+    for (uint32_t i = 0; i < h->proc_slots; i++) {
+        const struct hproc *p = h->procs[i];
+        if (!p || p == &hproc_tomb)
+            continue;
+        b += sizeof(*p);
+        if (p->ring)
+            b += p->cap * sizeof(struct ppoint) + (p->torch ? sizeof(struct htorch) : 0);
+    }
     return b;
 }
 
@@ -193,7 +213,7 @@ static void fill_hsample(struct hsample *x, const struct gs_gpu *g, int64_t t_ms
     const struct gs_sample *s = &g->s;
     memset(x, 0, sizeof(*x));
     x->t_ms = t_ms;
-    x->valid = g->state == GS_GPU_OK ? s->valid : 0;
+    x->valid = g->state == GS_GPU_OK ? s->valid : GS_FMASK_NONE;
     x->state = g->state;
     x->throttle = s->throttle_reasons;
     x->ecc_vol_uncorr = s->ecc_vol_uncorrected;
@@ -207,9 +227,19 @@ static void fill_hsample(struct hsample *x, const struct gs_gpu *g, int64_t t_ms
     x->fan_pct = (uint16_t)(s->fan_speed_pct[0] > 65535 ? 65535 : s->fan_speed_pct[0]);
     x->util_pct = (uint8_t)(s->gpu_util_pct > 100 ? 100 : s->gpu_util_pct);
     x->pcie_gen = (uint8_t)s->pcie_gen;
+    x->pcie_gen_fresh = gs_sample_age_ms(s, GS_F_PCIE_GEN) == 0;
     x->pcie_width = (uint8_t)s->pcie_width;
     x->nprocs = (uint16_t)(g->nprocs > 65535 ? 65535 : g->nprocs);
     x->procs_ok = g->procs_status == GS_ST_OK;
+    memcpy(x->viol_ns, s->violation_ns, sizeof(x->viol_ns));
+    x->ecc_vol_corr = s->ecc_vol_corrected;
+    x->retired = s->retired_sbe_pages + s->retired_dbe_pages;
+    x->remapped = s->remap_corr_rows + s->remap_uncorr_rows;
+    x->nvl_crc = s->nvlink_crc_flit + s->nvlink_crc_data;
+    x->nvl_replay = s->nvlink_replay;
+    x->nvl_recovery = s->nvlink_recovery;
+    x->nvl_down = s->nvlink_down_mask;
+    x->nvl_count = s->nvlink_count;
     uint64_t pm = 0;
     for (uint32_t i = 0; i < g->nprocs; i++)
         if (gs_proc_has(&g->procs[i], GS_P_GPU_MEM))
@@ -226,21 +256,32 @@ static uint32_t proc_hash(int32_t gpu, uint32_t pid)
     return (uint32_t)k;
 }
 
-/* Find or make the slot of (gpu, pid); NULL when the table is full. */
+/* Find or make the slot of (gpu, pid); NULL when the table is full (or out of memory). */
 static struct hproc *proc_slot(struct gs_health *h, int32_t gpu, uint32_t pid)
 {
     uint32_t i = proc_hash(gpu, pid) % h->proc_slots;
-    struct hproc *free_slot = NULL;
+    struct hproc **free_slot = NULL;
     for (uint32_t n = 0; n < h->proc_slots; n++, i = (i + 1) % h->proc_slots) {
-        struct hproc *p = &h->procs[i];
-        if (p->used && p->gpu == gpu && p->pid == pid)
+        struct hproc *p = h->procs[i];
+        if (p && p->used && p->gpu == gpu && p->pid == pid)
             return p;
-        if (!p->used && !p->ring) /* never used: end of the probe chain */
-            return free_slot ? free_slot : (h->nprocs < h->cfg.max_procs ? p : NULL);
+        if (!p) { /* never used: end of the probe chain */
+            if (!free_slot && h->nprocs < h->cfg.max_procs)
+                free_slot = &h->procs[i];
+            break;
+        }
         if (!p->used && !free_slot && h->nprocs < h->cfg.max_procs)
-            free_slot = p;
+            free_slot = &h->procs[i];
     }
-    return free_slot;
+    if (!free_slot)
+        return NULL;
+    if (!*free_slot || *free_slot == &hproc_tomb) {
+        struct hproc *p = calloc(1, sizeof(*p));
+        if (!p)
+            return NULL;
+        *free_slot = p;
+    }
+    return *free_slot;
 }
 
 static void add_proc(struct gs_health *h, int32_t gpu, const struct gs_proc *gp, int64_t t_ms)
@@ -256,11 +297,17 @@ static void add_proc(struct gs_health *h, int32_t gpu, const struct gs_proc *gp,
         p->gpu = gpu;
         p->pid = gp->pid;
         p->head = p->count = 0;
+        if (p->torch)
+            p->torch->head = p->torch->count = 0;
         p->cvd = 0;
+        p->env_read = false;
+        p->jobenv[0] = '\0';
         h->nprocs++;
     }
     p->last_ms = t_ms;
     p->host_vis = gp->host_vis;
+    p->pgid = gs_proc_has(gp, GS_P_PARENT) ? gp->pgid : 0;
+    p->ppid = gs_proc_has(gp, GS_P_PARENT) ? gp->ppid : 0;
     /* names rarely change: compare before copying (this runs per process per tick) */
     const char *name = gs_proc_has(gp, GS_P_NAME) ? gp->name : gs_proc_has(gp, GS_P_COMM) ? gp->comm : "";
     if (strncmp(p->name, name, sizeof(p->name) - 1))
@@ -278,9 +325,13 @@ static void add_proc(struct gs_health *h, int32_t gpu, const struct gs_proc *gp,
     pt->mem_mib = gs_proc_has(gp, GS_P_GPU_MEM) ? mib(gp->gpu_mem_bytes) : UINT32_MAX;
     pt->sm_pct = gs_proc_has(gp, GS_P_SM_UTIL) ? (uint8_t)(gp->sm_util_pct > 100 ? 100 : gp->sm_util_pct)
                                                : 255;
+    if (gs_proc_has(gp, GS_P_TORCH))
+        ht_add(p, gp, t_ms);
 }
 
-/* Forget processes not seen within the window (their slots stay tombstones).
+/* Forget processes not seen within the window (their slots stay tombstones,
+ * their records are freed: under churn, more slots than max_procs would
+ * otherwise each keep one).
  * A sweep of the whole table every 10 s is enough: the checks look only at
  * processes in the latest snapshot. */
 static void expire_procs(struct gs_health *h, int64_t now_ms)
@@ -290,9 +341,12 @@ static void expire_procs(struct gs_health *h, int64_t now_ms)
         return;
     h->expired_ms = now_ms;
     for (uint32_t i = 0; i < h->proc_slots; i++) {
-        struct hproc *p = &h->procs[i];
-        if (p->used && now_ms - p->last_ms > horizon) {
-            p->used = false;
+        struct hproc *p = h->procs[i];
+        if (p && p->used && now_ms - p->last_ms > horizon) {
+            free(p->ring);
+            free(p->torch);
+            free(p);
+            h->procs[i] = &hproc_tomb;
             h->nprocs--;
         }
     }
@@ -384,6 +438,8 @@ int gs_health_add(struct gs_health *h, const struct gs_snapshot *snap, int64_t t
     h->have_snap = true;
     h->now_ms = t_ms;
     h->ngpus = snap->ngpus;
+    h->sys = snap->sys;
+    h->now_wall_ms = (int64_t)snap->wall.tv_sec * 1000 + snap->wall.tv_nsec / 1000000;
     for (uint32_t i = 0; i < snap->ngpus && i < HGPU_MAX; i++) {
         const struct gs_gpu *g = &snap->gpus[i];
         struct hgpu *hg = &h->gpus[i];
@@ -414,6 +470,8 @@ int gs_health_add(struct gs_health *h, const struct gs_snapshot *snap, int64_t t
                 best = p->gpu_mem_bytes;
                 snprintf(hg->job, sizeof(hg->job), "%s", gs_proc_has(p, GS_P_NAME) ? p->name : p->comm);
                 hg->job_pid = p->pid;
+                hg->job_pgid = gs_proc_has(p, GS_P_PARENT) ? p->pgid : 0;
+                hg->job_ppid = gs_proc_has(p, GS_P_PARENT) ? p->ppid : 0;
             }
         }
     }
@@ -468,17 +526,157 @@ static int cmp_finding(const void *a, const void *b)
     return strcmp(x->code, y->code);
 }
 
-int gs_health_eval(struct gs_health *h, struct gs_findings *out)
+/* ---- what the caller reads beyond NVML: the PCI bus, /dev holders ---------------------- */
+
+void gs_health_add_pci(struct gs_health *h, const struct gs_pci_dev *d, size_t n)
 {
-    gs_findings_clear(out);
-    hc_driver(h, out);
-    hc_xid(h, out);
+    if (!h->pci_scanned)
+        h->pci_first_ms = h->now_ms;
+    h->pci_scanned = true;
+    h->pci_last_ms = h->now_ms;
+    for (size_t i = 0; i < n; i++) {
+        struct hpci *p = NULL;
+        for (uint32_t k = 0; k < h->npci && !p; k++)
+            if (!strcmp(h->pci[k].last.bdf, d[i].bdf))
+                p = &h->pci[k];
+        if (!p && h->npci < GS_PCI_MAX_DEVS) {
+            p = &h->pci[h->npci++];
+            p->first = d[i];
+        }
+        if (p)
+            p->last = d[i];
+    }
+}
+
+static void gpus_without_procs(const struct gs_health *h, uint64_t *minors)
+{
+    *minors = 0;
+    for (uint32_t i = 0; i < h->ngpus && i < HGPU_MAX; i++) {
+        const struct hgpu *g = &h->gpus[i];
+        if (!g->seen || g->state != GS_GPU_OK || !g->count || !gs_static_has(&g->st, GS_S_MINOR_NUMBER) ||
+            g->st.minor_number >= 64)
+            continue;
+        const struct hsample *x = hg_at(h, g, g->count - 1);
+        bool busy = gs_fmask_has(x->valid, GS_F_GPU_UTIL) && x->util_pct >= h->cfg.busy_util_pct;
+        bool holds = gs_fmask_has(x->valid, GS_F_MEM_USED) && x->mem_used_mib >= h->cfg.idle_min_mib;
+        if (x->procs_ok && x->nprocs == 0 && (busy || holds))
+            *minors |= UINT64_C(1) << g->st.minor_number;
+    }
+}
+
+bool gs_health_holders_wanted(const struct gs_health *h, uint64_t *minors)
+{
+    gpus_without_procs(h, minors);
+    return *minors != 0;
+}
+
+void gs_health_add_holders(struct gs_health *h, const struct gs_dev_holder *v, size_t n)
+{
+    h->nholders = 0;
+    for (size_t i = 0; i < n && h->nholders < sizeof(h->holders) / sizeof(h->holders[0]); i++)
+        h->holders[h->nholders++] = v[i];
+}
+
+/* ---- checks that need a window: what was too short -------------------------------------- */
+
+static bool any_fan(const struct gs_health *h)
+{
+    for (uint32_t i = 0; i < h->ngpus && i < HGPU_MAX; i++)
+        if (h->gpus[i].seen && gs_sample_has(&h->gpus[i].last, GS_F_FAN_SPEED))
+            return true;
+    return false;
+}
+
+static bool any_procs(const struct gs_health *h)
+{
+    return h->nprocs > 0;
+}
+
+static bool any_gpu(const struct gs_health *h)
+{
+    return h->ngpus > 0;
+}
+
+static bool many_gpus(const struct gs_health *h)
+{
+    return h->ngpus >= 3;
+}
+
+/* The checks that need history, the window each needs, and when they apply. */
+static const struct hwindow {
+    const char *code;
+    size_t need_off;            /* uint32_t seconds in struct gs_health_cfg, or SIZE_MAX: fixed */
+    uint32_t fixed_s;
+    bool (*applies)(const struct gs_health *h);
+    bool live_only;             /* its counters are not in the recorder's samples */
+} hwindows[] = {
+    { "proc.memory_leak", offsetof(struct gs_health_cfg, leak_min_s), 0, any_procs, false },
+    { "proc.idle_memory", offsetof(struct gs_health_cfg, idle_min_s), 0, any_gpu, false },
+    { "thermal.fan_stuck", offsetof(struct gs_health_cfg, fan_stuck_min_s), 0, any_fan, false },
+    { "pcie.replay_rate", SIZE_MAX, 60, any_gpu, true },
+    { "gpu.busy_no_process", offsetof(struct gs_health_cfg, busy_min_s), 0, any_gpu, false },
+    { "job.gpu_lagging", offsetof(struct gs_health_cfg, lag_min_s), 0, many_gpus, false },
+    { "proc.input_stall", SIZE_MAX, 8, any_procs, false }, /* two cycles of the shortest (2 s) period */
+    { "ecc.sbe_storm", SIZE_MAX, 10, any_gpu, true },
+};
+
+void gs_health_set_live_start(struct gs_health *h, int64_t t_ms)
+{
+    h->live_ms = t_ms;
+}
+
+size_t gs_health_unevaluated(const struct gs_health *h, struct gs_unevaluated *out, size_t cap)
+{
+    double all = h->have_snap ? (double)(h->now_ms - h->first_ms) / 1000.0 : 0;
+    double live = h->have_snap && h->live_ms != INT64_MIN ? (double)(h->now_ms - h->live_ms) / 1000.0 : all;
+    size_t n = 0;
+    for (size_t i = 0; i < sizeof(hwindows) / sizeof(hwindows[0]) && n < cap; i++) {
+        const struct hwindow *w = &hwindows[i];
+        double have = w->live_only ? live : all;
+        uint32_t need = w->fixed_s;
+        if (w->need_off != SIZE_MAX)
+            memcpy(&need, (const char *)&h->cfg + w->need_off, sizeof(need));
+        if (!h->have_snap || have + 1e-9 >= need || !w->applies(h))
+            continue;
+        snprintf(out[n].code, sizeof(out[n].code), "%s", w->code);
+        out[n].need_s = need;
+        out[n].have_s = have;
+        n++;
+    }
+    return n;
+}
+
+/* ---- evaluation --------------------------------------------------------------------------- */
+
+static void hc_gpus(struct gs_health *h, struct gs_findings *out)
+{
     for (uint32_t i = 0; i < h->ngpus && i < HGPU_MAX; i++)
         if (h->gpus[i].seen)
             hc_gpu(h, &h->gpus[i], out);
-    hc_procs(h, out);
-    hc_jobs(h, out);
+}
+
+/* Every check, in order (later ones may look at earlier findings: a lagging
+ * GPU already explained by throttling is not reported twice). A new family of
+ * checks is one row here (and one in hwindows[] if it needs history). */
+static const struct hcheck {
+    const char *name;
+    void (*run)(struct gs_health *h, struct gs_findings *out);
+} hchecks[] = {
+    { "driver and GPU count", hc_driver },
+    { "Xids", hc_xid },
+    { "per GPU", hc_gpus },
+    { "PCI bus and device holders", hc_host },
+    { "processes", hc_procs },
+    { "multi-GPU jobs", hc_jobs },
+    { "routine checks (doctor --daily/--weekly/--monthly)", hc_routines },
+};
+
+int gs_health_eval(struct gs_health *h, struct gs_findings *out)
+{
+    gs_findings_clear(out);
+    for (size_t i = 0; i < sizeof(hchecks) / sizeof(hchecks[0]); i++)
+        hchecks[i].run(h, out);
     if (out->n > 1)
         qsort(out->v, out->n, sizeof(*out->v), cmp_finding);
-    return 0;
+    return out->lost ? -GS_E_NOMEM : 0;
 }

@@ -25,8 +25,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/devholders.h"
 #include "core/err.h"
 #include "core/model.h"
+#include "core/sysfs.h"
 
 enum gs_sev {
     GS_SEV_NONE = 0,
@@ -55,6 +57,7 @@ struct gs_finding {
 struct gs_findings {
     struct gs_finding *v;
     size_t n, cap;
+    size_t lost;          /* findings that did not fit (out of memory) since the last clear */
 };
 struct gs_finding *gs_findings_add(struct gs_findings *f);
 void gs_findings_clear(struct gs_findings *f);
@@ -68,8 +71,14 @@ struct gs_health_cfg {
     uint32_t proc_ring_samples;      /* per-process history length (300, at most 300) */
     int32_t expect_gpus;             /* --expect-gpus; 0 = no expectation */
     int32_t thermal_margin_c;        /* warn within this many C of slowdown (5) */
-    int32_t fan_hot_margin_c;        /* "hot" for the stuck-fan check: within this many C of slowdown (15) */
-    uint32_t fan_stuck_min_s;        /* fan unchanged while hot for at least this long (60) */
+    int32_t fan_hot_margin_c;        /* "hot" for the stuck-fan check: within this many C of slowdown (8) */
+    uint32_t fan_stuck_min_s;        /* a stuck fan: over at least this long (60) */
+    uint32_t fan_rise_c;             /* ... or the temperature rose this much toward slowdown, fan flat (10) */
+    uint32_t hw_throttle_min_ms;     /* HW slowdown / power brake time (violation counters) that is a finding (500) */
+    double sbe_storm_per_min;        /* corrected ECC errors per minute that are a storm (60) */
+    uint32_t sbe_storm_min;          /* ... at least this many in the window (10) */
+    double nvlink_crc_per_s;         /* NVLink CRC errors per second that are critical (100) */
+    double aer_cor_per_min;          /* correctable PCIe AER errors per minute (32: DCGM's 480 per 15 min) */
     double throttle_min_share;       /* share of the window a HW reason must be active (0.2) */
     double power_limit_min_ratio;    /* enforced limit below this share of default: warn (0.8) */
     uint32_t load_util_pct;          /* "under load" (50) */
@@ -91,6 +100,11 @@ struct gs_health_cfg {
     uint32_t xid_hold_s;             /* an Xid stays a finding this long after its last line (300) */
     bool check_visible_devices;      /* read /proc/PID/environ (true) */
     const char *proc_root;           /* NULL: "/proc" */
+    /* PyTorch's caching allocator, from gpuscope's Python hook (checks_torch.c) */
+    uint64_t torch_frag_min_mib;     /* fragmentation: at least this much reserved (1024) */
+    double torch_frag_cache_share;   /* ... of it cached, not allocated (0.5) */
+    double torch_frag_split_share;   /* ... and this share of it in inactive split blocks (0.25) */
+    double torch_growth_mib_per_s;   /* allocated (live tensors) grows this fast over leak_min_s (5) */
 };
 void gs_health_cfg_default(struct gs_health_cfg *cfg);
 
@@ -105,7 +119,11 @@ struct gs_xid {
     char msg[160];        /* the payload text */
     double ts_s;          /* seconds since boot (kernel log), or -1 */
     int32_t gi, ci;       /* MIG GPU-I / GPU-CI, -1 if none */
+    bool continued;       /* kernel log: a line of a multi-line message whose address came earlier */
 };
+/* Not an Xid: "RmInitAdapter failed" (the driver could not initialise the GPU
+ * at that address); reported as driver.init_failed. */
+#define GS_XID_INIT_FAILED 0u
 
 struct gs_health;
 struct gs_health *gs_health_new(const struct gs_health_cfg *cfg);
@@ -143,11 +161,85 @@ struct gs_history {
  * creates, migrates or locks it). 0, or a negative enum gs_errc with err filled. */
 typedef int (*gs_record_history_fn)(const char *path, struct gs_history *out, struct gs_err *err);
 #define GS_RECORD_HISTORY_SYMBOL "gs_record_history"
+/* The recorder's recent ticks as snapshots (GPU readings and per-process
+ * memory/SM), oldest first, for the checks that need a longer window than
+ * doctor samples (leak, idle memory, stuck fan, busy with no process...): fn
+ * gets each with its time in ms since the epoch. Only ticks from since_ms on;
+ * the record module's gs_record_replay. Returns ticks replayed or a negative errc. */
+typedef void (*gs_replay_tick_fn)(void *arg, const struct gs_snapshot *snap, int64_t t_ms);
+typedef int (*gs_record_replay_fn)(const char *path, int64_t since_ms, gs_replay_tick_fn fn, void *arg,
+                                   struct gs_err *err);
+#define GS_RECORD_REPLAY_SYMBOL "gs_record_replay"
 /* Compare the current GPUs with the history (the "fewer GPUs than the recorder
  * has seen" check); the engine keeps a copy. */
 void gs_health_set_history(struct gs_health *h, const struct gs_history *hist);
 
-/* Evaluate every check over the window; findings sorted worst first. */
+/* The PCI bus as sysfs shows it (core/sysfs.h: NVIDIA display/3D devices and
+ * their AER counters), read by the caller at the current engine time: GPUs on
+ * the bus that NVML lacks, and AER errors (growth between the first and the
+ * latest scan, plus fatal/non-fatal counts since boot). */
+void gs_health_add_pci(struct gs_health *h, const struct gs_pci_dev *d, size_t n);
+/* Processes holding /dev/nvidiaN open (core/devholders.h). The scan costs a
+ * walk of /proc, so callers ask first: true (and the minor numbers in *minors,
+ * bit N = /dev/nvidiaN) when some GPU is busy or holds memory while NVML lists
+ * no process on it. */
+bool gs_health_holders_wanted(const struct gs_health *h, uint64_t *minors);
+void gs_health_add_holders(struct gs_health *h, const struct gs_dev_holder *v, size_t n);
+
+/* ---- operators' routine checks (routine.c): doctor --daily/--weekly/--monthly ---- */
+enum gs_routine { GS_ROUTINE_DAILY = 1, GS_ROUTINE_WEEKLY = 2, GS_ROUTINE_MONTHLY = 4 };
+/* An ML framework found on the machine (core/frameworks.h reads them) and the CUDA it was built for. */
+struct gs_framework {
+    char name[24];        /* "torch", "tensorflow", "cupy" */
+    char version[40];
+    char cuda[16];        /* "12.1"; "12" when only the major is known; "" for a CPU build */
+    char path[200];       /* where it was found */
+};
+#define GS_FRAMEWORKS_MAX 16
+/* Load behaviour now and a month ago from the recorder's rollups (record
+ * module's gs_record_trend): under load (utilization >= 80 %), per GPU. */
+struct gs_trend_gpu {
+    uint32_t index;
+    char uuid[96];
+    uint32_t then_min, now_min;         /* loaded minutes in each period */
+    double then_sm_mhz, now_sm_mhz;
+    double then_power_w, now_power_w;
+    double then_temp_c, now_temp_c;
+};
+struct gs_trend {
+    char path[256];
+    char baseline[64];          /* "then" is this saved baseline (gpuscope baseline save), "now" the live window */
+    int64_t then_from_ms, then_to_ms, now_from_ms, now_to_ms;
+    uint32_t ngpus;
+    struct gs_trend_gpu gpus[GS_HISTORY_MAX_GPUS];
+};
+typedef int (*gs_record_trend_fn)(const char *path, struct gs_trend *out, struct gs_err *err);
+#define GS_RECORD_TREND_SYMBOL "gs_record_trend"
+/* The same with "then" from a saved baseline (medians of SM clock, power and temperature; it must have been
+ * taken under load: median utilization >= 80 %); "now" is then doctor's window. */
+typedef int (*gs_record_baseline_trend_fn)(const char *path, const char *name, struct gs_trend *out,
+                                           struct gs_err *err);
+#define GS_RECORD_BASELINE_TREND_SYMBOL "gs_record_baseline_trend"
+/* Which routines to add to the evaluation (their findings share the format). */
+void gs_health_set_routines(struct gs_health *h, unsigned which);
+void gs_health_set_frameworks(struct gs_health *h, const struct gs_framework *v, size_t n, const char *searched);
+/* NULL: no history (the monthly comparison is then "not evaluated"). */
+void gs_health_set_trend(struct gs_health *h, const struct gs_trend *t);
+
+/* A check the window was too short for (doctor lists them, --window gives them time). */
+struct gs_unevaluated {
+    char code[32];
+    uint32_t need_s;      /* window it needs */
+    double have_s;        /* window there was */
+};
+/* Ticks before t_ms came from the recorder (they lack PCIe replay and ECC
+ * counters): the checks of those counters need their window from t_ms on. */
+void gs_health_set_live_start(struct gs_health *h, int64_t t_ms);
+/* Fill up to cap entries; returns how many. */
+size_t gs_health_unevaluated(const struct gs_health *h, struct gs_unevaluated *out, size_t cap);
+
+/* Evaluate every check over the window; findings sorted worst first. 0, or
+ * -GS_E_NOMEM when out->lost findings could not be kept (out is then incomplete). */
 int gs_health_eval(struct gs_health *h, struct gs_findings *out);
 /* Bytes the engine holds (for the benchmark). */
 size_t gs_health_mem_bytes(const struct gs_health *h);

@@ -7,7 +7,11 @@
  * " GPU-I:NN" / " GPU-CI:NN" MIG tags), then the decimal code, then optional
  * "pid=N|'<unknown>'" and "name=..." fields, then the message. Old drivers'
  * "Ch 0000001f, ..." payloads have no pid/name and are kept as the message.
- * "GPU has fallen off the bus" lines without an Xid count as Xid 79.
+ * "GPU has fallen off the bus" lines without an Xid count as Xid 79, also in
+ * the three-line form whose address is on the first line ("NVRM: The NVIDIA
+ * GPU 0000:b3:00.0" / "NVRM: (PCI ID: ...) installed in this system has" /
+ * "NVRM: fallen off the bus ..."); "RmInitAdapter failed" lines (the driver
+ * could not initialise a GPU) are kept as Xid 0 with their PCI address.
  */
 #include "health/kmsg.h"
 
@@ -21,6 +25,10 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
+
+#include "lib/vec.h"
+
+#define KMSG_READ_MAX ((size_t)1 << 31) /* a log file or dmesg output read whole: up to 2 GiB */
 
 extern char **environ;
 
@@ -165,8 +173,25 @@ static int parse_fallen(const char *s, size_t len, const char *nvrm, struct gs_x
         if (isxdigit((unsigned char)*p) && (p == nvrm || p[-1] == ' ') && parse_bdf(p, end, x))
             break;
     }
+    x->continued = !x->has_pci; /* the middle/last line of the three-line form: the address came before */
     snprintf(x->msg, sizeof(x->msg), "GPU has fallen off the bus.");
     return 2;
+}
+
+/* "NVRM: GPU 0000:0a:00.0: RmInitAdapter failed! (0x24:0x72:1568)" and the
+ * older "NVRM: RmInitAdapter failed! (...)" without an address. */
+static int parse_init_failed(const char *s, size_t len, const char *nvrm, struct gs_xid *x)
+{
+    const char *end = s + len, *m = find_sub(nvrm, (size_t)(end - nvrm), "RmInitAdapter failed");
+    if (!m)
+        return 0;
+    xid_init(x, line_time(s, len));
+    x->xid = GS_XID_INIT_FAILED;
+    for (const char *p = nvrm + 5; p < m; p++)
+        if (isxdigit((unsigned char)*p) && p[-1] == ' ' && parse_bdf(p, m, x))
+            break;
+    copy_span(x->msg, sizeof(x->msg), m, end);
+    return 3;
 }
 
 int gs_kmsg_parse_line(const char *s, size_t len, struct gs_xid *x)
@@ -176,8 +201,10 @@ int gs_kmsg_parse_line(const char *s, size_t len, struct gs_xid *x)
     if (!nvrm)
         return 0;
     const char *tag = find_sub(nvrm, (size_t)(end - nvrm), "NVRM: Xid (");
-    if (!tag)
-        return parse_fallen(s, len, nvrm, x);
+    if (!tag) {
+        int k = parse_fallen(s, len, nvrm, x);
+        return k ? k : parse_init_failed(s, len, nvrm, x);
+    }
     const char *loc = tag + 11;
     const char *close = memchr(loc, ')', (size_t)(end - loc));
     if (!close || close + 2 >= end || close[1] != ':')
@@ -217,16 +244,30 @@ static void log_push(struct gs_kmsg_log *log, const struct gs_xid *x, int kind)
             log->dropped++;
             return;
         }
-        size_t cap = log->cap ? log->cap * 2 : 16;
-        struct gs_xid *v = realloc(log->v, cap * sizeof(*v));
+        struct gs_xid *v = gs_vec_grow(log->v, &log->cap, log->n + 1, sizeof(*v));
         if (!v) {
-            log->dropped++;
+            log->dropped++; /* out of memory: counted as beyond the bound */
             return;
         }
         log->v = v;
-        log->cap = cap;
     }
     log->v[log->n++] = *x;
+}
+
+/* "NVRM: The NVIDIA GPU 0000:b3:00.0" starting the three-line form: remember the address. */
+static void note_gpu_line(struct gs_kmsg_log *log, const char *s, size_t len)
+{
+    const char *end = s + len, *m = find_sub(s, len, "NVRM: The NVIDIA GPU ");
+    struct gs_xid x;
+    if (!m)
+        return;
+    memset(&x, 0, sizeof(x));
+    if (parse_bdf(m + 21, end, &x)) {
+        log->carry_domain = x.pci_domain;
+        log->carry_bus = x.pci_bus;
+        log->carry_device = x.pci_device;
+        log->carry_lines = 3;
+    }
 }
 
 void gs_kmsg_parse_buf(struct gs_kmsg_log *log, const char *buf, size_t len)
@@ -240,8 +281,18 @@ void gs_kmsg_parse_buf(struct gs_kmsg_log *log, const char *buf, size_t len)
         /* cheap pre-filter: most kernel lines are not the driver's */
         if (le - p > 6 && memmem(p, (size_t)(le - p), "NVRM", 4)) {
             int kind = gs_kmsg_parse_line(p, (size_t)(le - p), &x);
+            if (kind == 2 && x.continued && log->carry_lines > 0) {
+                x.has_pci = true;
+                x.pci_domain = log->carry_domain;
+                x.pci_bus = log->carry_bus;
+                x.pci_device = log->carry_device;
+            }
             if (kind)
                 log_push(log, &x, kind);
+            if (log->carry_lines > 0)
+                log->carry_lines--;
+            if (!kind)
+                note_gpu_line(log, p, (size_t)(le - p));
         }
         p = nl ? nl + 1 : end;
     }
@@ -272,29 +323,27 @@ static int read_devkmsg(struct gs_kmsg_log *log, struct gs_err *err)
     return 0;
 }
 
+/* The whole of fd (its first 2 GiB), then parsed; -GS_E_NOMEM, nothing parsed,
+ * when it does not fit in memory: a cut log would hide its newest Xids. */
 static int read_fd_all(int fd, struct gs_kmsg_log *log)
 {
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    if (!buf)
-        return -GS_E_NOMEM;
-    for (;;) {
-        if (len == cap) {
-            char *nb = cap > (1u << 30) ? NULL : realloc(buf, cap * 2);
-            if (!nb)
-                break;
-            buf = nb;
-            cap *= 2;
+    struct gs_vec b;
+    gs_vec_init(&b, 1);
+    while (b.len < KMSG_READ_MAX) {
+        if (!gs_vec_reserve(&b, b.len + (1 << 16))) {
+            gs_vec_free(&b);
+            return -GS_E_NOMEM;
         }
-        ssize_t n = read(fd, buf + len, cap - len);
+        size_t room = b.cap - b.len;
+        ssize_t n = read(fd, (char *)b.data + b.len, room < KMSG_READ_MAX - b.len ? room : KMSG_READ_MAX - b.len);
         if (n < 0 && errno == EINTR)
             continue;
         if (n <= 0)
             break;
-        len += (size_t)n;
+        b.len += (size_t)n;
     }
-    gs_kmsg_parse_buf(log, buf, len);
-    free(buf);
+    gs_kmsg_parse_buf(log, b.data, b.len);
+    gs_vec_free(&b);
     return 0;
 }
 
@@ -319,11 +368,13 @@ static int read_dmesg(struct gs_kmsg_log *log, struct gs_err *err)
         close(pfd[0]);
         return gs_err_set(err, GS_E_IO, "dmesg: %s", strerror(rc));
     }
-    read_fd_all(pfd[0], log);
+    int read_rc = read_fd_all(pfd[0], log);
     close(pfd[0]);
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
         ;
     snprintf(log->source, sizeof(log->source), "dmesg");
+    if (read_rc < 0)
+        return gs_err_set(err, GS_E_NOMEM, "dmesg: out of memory for its output");
     if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
         return gs_err_set(err, GS_E_PERMISSION,
                           "dmesg failed (kernel.dmesg_restrict=1 needs CAP_SYSLOG or root)");

@@ -9,13 +9,16 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "core/err.h"
 #include "health/health.h"
 
 /* Parse one log line (any prefix: /dev/kmsg record, dmesg, dmesg -T, journald).
  * Returns 1 and fills x for an Xid line, 2 for a "GPU has fallen off the bus"
- * companion line without an Xid (x->xid = 79), 0 for anything else. */
+ * companion line without an Xid (x->xid = 79; x->continued when the address
+ * is on an earlier line of a three-line message), 3 for "RmInitAdapter
+ * failed" (x->xid = GS_XID_INIT_FAILED), 0 for anything else. */
 int gs_kmsg_parse_line(const char *line, size_t len, struct gs_xid *x);
 
 struct gs_kmsg_log {
@@ -24,6 +27,9 @@ struct gs_kmsg_log {
     size_t dropped;         /* Xids beyond the bound */
     size_t lines;           /* lines read */
     char source[64];        /* "/dev/kmsg", "dmesg", or the file name */
+    /* the address of a "NVRM: The NVIDIA GPU <bdf>" line, for the next lines */
+    uint32_t carry_domain, carry_bus, carry_device;
+    int carry_lines;
 };
 #define GS_KMSG_MAX 4096
 

@@ -90,6 +90,10 @@ static const struct cfield cfields[] = {
     F(leak_min_r2, C_DBL), F(saw_low_pct, C_U32), F(saw_high_pct, C_U32), F(saw_min_cycles, C_U32),
     F(saw_max_period_s, C_DBL), F(lag_util_pts, C_U32), F(lag_clock_ratio, C_DBL), F(lag_min_s, C_U32),
     F(xid_hold_s, C_U32), F(recent_s, C_U32), F(check_visible_devices, C_BOOL), F(ring_samples, C_U32),
+    F(fan_rise_c, C_U32), F(hw_throttle_min_ms, C_U32), F(sbe_storm_per_min, C_DBL), F(sbe_storm_min, C_U32),
+    F(nvlink_crc_per_s, C_DBL), F(aer_cor_per_min, C_DBL),
+    F(torch_frag_min_mib, C_U64), F(torch_frag_cache_share, C_DBL), F(torch_frag_split_share, C_DBL),
+    F(torch_growth_mib_per_s, C_DBL),
 };
 #undef F
 
@@ -135,10 +139,18 @@ void gs_health_cfg_list(FILE *out, const struct gs_health_cfg *cfg)
     }
 }
 
+void gs_sim_stepping_prepare(void)
+{
+    const char *clk = getenv("GPUSCOPE_SIM_CLOCK");
+    if (clk && !strncmp(clk, "fixed:", 6))
+        setenv("GPUSCOPE_READ_PERIOD_MS", "0", 0); /* an explicit setting wins */
+}
+
 gs_sim_step_fn gs_sim_clock_stepper(const struct gs_sysinfo *sys)
 {
     const char *clk = getenv("GPUSCOPE_SIM_CLOCK");
-    if (!sys->simulated || !clk || !*clk || !strcmp(clk, "real"))
+    /* fixed:T only: a file: clock is driven by the test that writes it, in real time */
+    if (!sys->simulated || !clk || strncmp(clk, "fixed:", 6))
         return NULL;
     void *lib = dlopen(sys->lib_path, RTLD_NOW | RTLD_NOLOAD);
     if (!lib)

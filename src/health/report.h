@@ -26,10 +26,16 @@ void gs_health_cfg_list(FILE *out, const struct gs_health_cfg *cfg);
 int64_t gs_health_duration_ms(const char *s);
 
 /* The simulator's virtual clock: when the NVML library is gpuscope's simulator
- * and GPUSCOPE_SIM_CLOCK is set to a non-real clock (fixed:T or file:P),
- * returns gssimClockStep so a window of N seconds is sampled by stepping the
- * simulated time instead of sleeping (tests; docs/HEALTH.md). Else NULL. */
+ * and GPUSCOPE_SIM_CLOCK is fixed:T, returns gssimClockStep so a window of N
+ * seconds is sampled by stepping the simulated time instead of sleeping
+ * (tests; docs/HEALTH.md). Else NULL (file:P clocks are driven from outside,
+ * and doctor/watch pace themselves in real time). */
 typedef void (*gs_sim_step_fn)(double dt_s);
+/* Before opening the sampler: when the clock will be stepped (fixed:T), the
+ * backend's read schedule (real-time, 5 s) would hand the first tick's ECC,
+ * PCIe-link and NVLink readings on for the whole simulated window, so every
+ * reading is read every tick (GPUSCOPE_READ_PERIOD_MS=0 unless already set). */
+void gs_sim_stepping_prepare(void);
 gs_sim_step_fn gs_sim_clock_stepper(const struct gs_sysinfo *sys);
 
 #endif /* GS_HEALTH_REPORT_H */

@@ -45,7 +45,9 @@ static const char *metric_name(enum gs_metric m)
 
 #define MAXTOK 24
 
-/* Split a line into words; "double quotes" keep blanks. Returns count or -1. */
+/* Split a line into words; "double quotes" keep blanks, at the start of a word
+ * or inside one (name="GPU hot"): the quotes are removed. An unterminated
+ * quote is an error. Returns the count or -1 with *why. */
 static int split(char *s, char **tok, const char **why)
 {
     int n = 0;
@@ -58,22 +60,25 @@ static int split(char *s, char **tok, const char **why)
             *why = "too many words";
             return -1;
         }
-        if (*s == '"') {
-            tok[n++] = ++s;
-            while (*s && *s != '"')
-                s++;
+        char *out = s;
+        tok[n++] = out;
+        while (*s && *s != ' ' && *s != '\t') {
+            if (*s != '"') {
+                *out++ = *s++;
+                continue;
+            }
+            for (s++; *s && *s != '"'; s++)
+                *out++ = *s;
             if (!*s) {
-                *why = "unterminated quote";
+                *why = "unterminated quote (a \" without its closing \")";
                 return -1;
             }
-            *s++ = '\0';
-            continue;
-        }
-        tok[n++] = s;
-        while (*s && *s != ' ' && *s != '\t')
             s++;
-        if (*s)
-            *s++ = '\0';
+        }
+        bool more = *s != '\0';
+        *out = '\0';
+        if (more)
+            s++;
     }
 }
 
@@ -220,6 +225,12 @@ static const char *parse_line(struct gs_rules *rs, char *s, int line)
         rs->rate_n = (uint32_t)v;
         return NULL;
     }
+    if (!strcmp(tok[0], "alertmanager-resend")) {
+        if (n != 2 || (rs->am_resend_ms = gs_health_duration_ms(tok[1])) < 1000)
+            return "expected 'alertmanager-resend DURATION' (at least 1s; Alertmanager resolves alerts not re-sent "
+                   "within its resolve_timeout, 5m by default)";
+        return NULL;
+    }
     if (!strcmp(tok[0], "notify"))
         return parse_notify(rs, tok, n);
     return parse_rule(rs, tok, n, line);
@@ -230,6 +241,8 @@ int gs_rules_parse(struct gs_rules *rs, const char *text, size_t len, const char
     const char *p = text, *end = text + len;
     char buf[1024];
     int line = 0;
+    if (!rs->am_resend_ms)
+        rs->am_resend_ms = 60000;
     while (p < end) {
         const char *nl = memchr(p, '\n', (size_t)(end - p));
         size_t n = (size_t)((nl ? nl : end) - p);
@@ -366,9 +379,7 @@ static bool rate_ok(struct gs_rules *rs, int64_t t)
 static void notify(struct gs_rules *rs, struct gs_alert *a, bool resolved, int64_t t, gs_note_fn fn, void *arg)
 {
     a->notified_ms = t;
-    if (!rate_ok(rs, t))
-        return;
-    struct gs_alert_note n = { resolved, &rs->rules[a->rule], a, t };
+    struct gs_alert_note n = { resolved, !rate_ok(rs, t), &rs->rules[a->rule], a, t };
     fn(arg, &n);
 }
 

@@ -82,6 +82,7 @@ struct gs_rules {
     struct gs_notify_target targets[GS_TARGETS_MAX];
     int ntargets;
     int64_t repeat_ms;              /* 0: never re-notify */
+    int64_t am_resend_ms;           /* re-send active alerts to Alertmanager this often (60 s) */
     uint32_t rate_n;                /* 0: no rate limit */
     int64_t rate_window_ms;
     /* state */
@@ -93,6 +94,8 @@ struct gs_rules {
 /* A notification: an alert turning FIRING (or repeating) or RESOLVED. */
 struct gs_alert_note {
     bool resolved;
+    bool limited;                   /* over the rate limit: log and people's targets skip it, Alertmanager
+                                     * state still follows (it must learn that an alert resolved) */
     const struct gs_rule *rule;
     const struct gs_alert *alert;   /* alert->last is the finding (code, title, evidence ...) */
     int64_t t_ms;

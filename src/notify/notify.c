@@ -3,10 +3,15 @@
  * notify.c - the notification worker (notify.h): a bounded queue of rendered
  * deliveries, one thread that runs exec hooks and POSTs webhooks, retrying
  * failures with backoff (1, 2, 4, 8, 16 s; 6 attempts) without holding up the
- * deliveries behind them.
+ * deliveries behind them. Alertmanager targets get what Prometheus sends: the
+ * active alerts again every am_resend_ms (Alertmanager resolves an alert not
+ * re-sent before its endsAt / resolve_timeout), a startsAt that stays the
+ * time it fired, endsAt = now + 4 resend intervals on a firing alert, endsAt
+ * = the time it cleared on a resolve, and a generatorURL.
  */
 #include "notify/notify.h"
 
+#include <ctype.h>
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,6 +24,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "lib/clock.h"
 
 extern char **environ;
 
@@ -34,6 +41,19 @@ struct job {
     int64_t due_ms;
 };
 
+/* An alert Alertmanager should keep seeing. */
+struct amalert {
+    bool used;
+    const struct gs_rule *rule;
+    int32_t gpu;
+    uint32_t pid;
+    char code[32];
+    struct gs_finding f;
+    int64_t starts_wall_ms;
+};
+
+#define AMMAX 1024
+
 struct gs_notifier {
     const struct gs_rules *rs;
     FILE *log;
@@ -45,24 +65,63 @@ struct gs_notifier {
     int nq;
     bool stopping;
     int64_t deadline_ms;
-    unsigned dropped;
+    unsigned dropped;       /* queue full at send */
+    unsigned undelivered;   /* gave up after the retries, or still queued at exit */
     CURL *curl;
+    bool have_am;           /* some target speaks Alertmanager */
+    struct amalert am[AMMAX];
+    int64_t am_next_ms;     /* next re-send of the active alerts (monotonic) */
 };
 
-static int64_t now_ms(void)
+/* RFC 3339 UTC with milliseconds, as Alertmanager prints them. */
+static void iso_at(int64_t ms, char *buf, size_t cap)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    struct tm tm;
+    time_t s = (time_t)(ms / 1000);
+    gmtime_r(&s, &tm);
+    size_t n = strftime(buf, cap, "%Y-%m-%dT%H:%M:%S", &tm);
+    snprintf(buf + n, cap - n, ".%03dZ", (int)(ms % 1000));
 }
 
+/* Whole seconds, for the log line and the generic/Slack formats. */
 static void iso_time(char *buf, size_t cap)
 {
-    struct timespec ts;
     struct tm tm;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    gmtime_r(&ts.tv_sec, &tm);
+    time_t s = (time_t)(gs_clock_wall_ms() / 1000);
+    gmtime_r(&s, &tm);
     strftime(buf, cap, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+/* One Alertmanager v2 alert object. */
+static json_t *am_alert_json(const struct gs_rule *rule, const struct gs_finding *f, const char *host,
+                             int64_t starts_ms, int64_t ends_ms)
+{
+    char gpu[16], starts[40], ends[40], url[400], esc[96];
+    snprintf(gpu, sizeof(gpu), "%d", f->gpu);
+    iso_at(starts_ms, starts, sizeof(starts));
+    iso_at(ends_ms, ends, sizeof(ends));
+    size_t k = 0;
+    for (const char *p = rule->name; *p && k + 4 < sizeof(esc); p++) { /* a URL query value */
+        unsigned char c = (unsigned char)*p;
+        if (isalnum(c) || strchr("-._~", c))
+            esc[k++] = (char)c;
+        else
+            k += (size_t)snprintf(esc + k, sizeof(esc) - k, "%%%02X", c);
+    }
+    esc[k] = '\0';
+    snprintf(url, sizeof(url), "gpuscope://%s/watch?rule=%s&gpu=%d&code=%s", host, esc, f->gpu, f->code);
+    json_t *a = json_pack("{s:{s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s,s:s}}", "labels", "alertname", rule->name,
+                          "severity", gs_sev_name((enum gs_sev)f->severity), "instance", host, "gpu", gpu, "code",
+                          f->code, "annotations", "summary", f->title, "description", f->evidence, "action",
+                          f->action);
+    if (!a)
+        return NULL;
+    if (f->pid)
+        json_object_set_new(json_object_get(a, "labels"), "pid", json_sprintf("%u", f->pid));
+    json_object_set_new(a, "startsAt", json_string(starts));
+    json_object_set_new(a, "endsAt", json_string(ends));
+    json_object_set_new(a, "generatorURL", json_string(url));
+    return a;
 }
 
 char *gs_notify_render(const struct gs_alert_note *n, enum gs_webhook_format fmt, const char *host)
@@ -79,15 +138,10 @@ char *gs_notify_render(const struct gs_alert_note *n, enum gs_webhook_format fmt
                  f->action[0] && !n->resolved ? "\nAction: " : "", n->resolved ? "" : f->action);
         root = json_pack("{s:s}", "text", text);
     } else if (fmt == GS_WH_ALERTMANAGER) {
-        json_t *a = json_pack("{s:{s:s,s:s,s:s,s:s,s:s},s:{s:s,s:s,s:s}}", "labels", "alertname", n->rule->name,
-                              "severity", gs_sev_name((enum gs_sev)f->severity), "instance", host, "gpu", gpu, "code",
-                              f->code, "annotations", "summary", f->title, "description", f->evidence, "action",
-                              f->action);
-        json_object_set_new(a, "startsAt", json_string(when));
-        if (n->resolved)
-            json_object_set_new(a, "endsAt", json_string(when));
+        /* one alert, standalone (the notifier's own path keeps startsAt across re-sends) */
+        int64_t now = gs_clock_wall_ms();
         root = json_array();
-        json_array_append_new(root, a);
+        json_array_append_new(root, am_alert_json(n->rule, f, host, now, n->resolved ? now : now + 240000));
     } else {
         root = json_pack("{s:s,s:s,s:s,s:s,s:o,s:o,s:s,s:s,s:s,s:s,s:f,s:s,s:s}", "state", state, "severity",
                          gs_sev_name((enum gs_sev)f->severity), "rule", n->rule->name, "code", f->code, "gpu",
@@ -127,34 +181,116 @@ static void job_free(struct job *j)
     memset(j, 0, sizeof(*j));
 }
 
+/* Queue a body for target t (lock held). */
+static void enqueue(struct gs_notifier *nt, int t, char *body, const struct gs_alert_note *n)
+{
+    if (!body)
+        return;
+    if (nt->nq == QMAX) {
+        nt->dropped++;
+        free(body);
+        return;
+    }
+    struct job *j = &nt->q[nt->nq++];
+    memset(j, 0, sizeof(*j));
+    j->target = t;
+    j->body = body;
+    if (n && nt->rs->targets[t].kind == GS_NOTIFY_EXEC)
+        exec_env(j, n);
+    j->due_ms = gs_clock_mono_ms();
+}
+
+static struct amalert *am_find(struct gs_notifier *nt, const struct gs_alert_note *n, bool create)
+{
+    const struct gs_alert *a = n->alert;
+    struct amalert *free_slot = NULL;
+    for (int i = 0; i < AMMAX; i++) {
+        struct amalert *x = &nt->am[i];
+        if (x->used && x->rule == n->rule && x->gpu == a->gpu && x->pid == a->pid && !strcmp(x->code, a->code))
+            return x;
+        if (!x->used && !free_slot)
+            free_slot = x;
+    }
+    if (!create || !free_slot)
+        return NULL;
+    memset(free_slot, 0, sizeof(*free_slot));
+    free_slot->used = true;
+    free_slot->rule = n->rule;
+    free_slot->gpu = a->gpu;
+    free_slot->pid = a->pid;
+    snprintf(free_slot->code, sizeof(free_slot->code), "%s", a->code);
+    free_slot->starts_wall_ms = gs_clock_wall_ms();
+    return free_slot;
+}
+
+static char *am_body_one(struct gs_notifier *nt, const struct amalert *x, int64_t ends_ms)
+{
+    json_t *root = json_array();
+    json_array_append_new(root, am_alert_json(x->rule, &x->f, nt->host, x->starts_wall_ms, ends_ms));
+    char *body = json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    return body;
+}
+
+/* Firing: remember it (startsAt stays), send it now; resolved: send endsAt =
+ * now, forget it. Done even over the rate limit: Alertmanager must know. */
+static void am_note(struct gs_notifier *nt, const struct gs_alert_note *n)
+{
+    struct amalert *x = am_find(nt, n, !n->resolved);
+    if (!x)
+        return;
+    x->f = n->alert->last;
+    int64_t now = gs_clock_wall_ms();
+    char *body = am_body_one(nt, x, n->resolved ? now : now + 4 * nt->rs->am_resend_ms);
+    for (int t = 0; t < nt->rs->ntargets; t++)
+        if (nt->rs->targets[t].kind == GS_NOTIFY_WEBHOOK && nt->rs->targets[t].format == GS_WH_ALERTMANAGER)
+            enqueue(nt, t, body ? strdup(body) : NULL, NULL);
+    free(body);
+    if (n->resolved)
+        x->used = false;
+}
+
 void gs_notifier_send(struct gs_notifier *nt, const struct gs_alert_note *n)
 {
     const struct gs_finding *f = &n->alert->last;
     char when[32];
-    iso_time(when, sizeof(when));
-    fprintf(nt->log, "%s %s %s [%s] %s: %s | %s\n", when, n->resolved ? "RESOLVED" : "FIRING",
-            gs_sev_name((enum gs_sev)f->severity), n->rule->name, f->code, f->title, f->evidence);
-    fflush(nt->log);
+    if (!n->limited) {
+        iso_time(when, sizeof(when));
+        fprintf(nt->log, "%s %s %s [%s] %s: %s | %s\n", when, n->resolved ? "RESOLVED" : "FIRING",
+                gs_sev_name((enum gs_sev)f->severity), n->rule->name, f->code, f->title, f->evidence);
+        fflush(nt->log);
+    }
     pthread_mutex_lock(&nt->mu);
-    for (int t = 0; t < nt->rs->ntargets; t++) {
+    if (nt->have_am)
+        am_note(nt, n);
+    for (int t = 0; t < nt->rs->ntargets && !n->limited; t++) {
         const struct gs_notify_target *tg = &nt->rs->targets[t];
-        if (nt->nq == QMAX) {
-            nt->dropped++;
-            continue;
-        }
-        struct job *j = &nt->q[nt->nq];
-        memset(j, 0, sizeof(*j));
-        j->target = t;
-        j->body = gs_notify_render(n, tg->kind == GS_NOTIFY_WEBHOOK ? tg->format : GS_WH_GENERIC, nt->host);
-        if (!j->body)
-            continue;
-        if (tg->kind == GS_NOTIFY_EXEC)
-            exec_env(j, n);
-        j->due_ms = now_ms();
-        nt->nq++;
+        if (tg->kind == GS_NOTIFY_WEBHOOK && tg->format == GS_WH_ALERTMANAGER)
+            continue; /* am_note */
+        enqueue(nt, t, gs_notify_render(n, tg->kind == GS_NOTIFY_WEBHOOK ? tg->format : GS_WH_GENERIC, nt->host), n);
     }
     pthread_cond_signal(&nt->cv);
     pthread_mutex_unlock(&nt->mu);
+}
+
+/* Every am_resend_ms: all active alerts in one POST per Alertmanager target (lock held). */
+static void am_resend(struct gs_notifier *nt)
+{
+    if (!nt->have_am || gs_clock_mono_ms() < nt->am_next_ms)
+        return;
+    nt->am_next_ms = gs_clock_mono_ms() + nt->rs->am_resend_ms;
+    int64_t ends = gs_clock_wall_ms() + 4 * nt->rs->am_resend_ms;
+    json_t *root = json_array();
+    for (int i = 0; i < AMMAX; i++)
+        if (nt->am[i].used)
+            json_array_append_new(root, am_alert_json(nt->am[i].rule, &nt->am[i].f, nt->host,
+                                                      nt->am[i].starts_wall_ms, ends));
+    char *body = json_array_size(root) ? json_dumps(root, JSON_COMPACT | JSON_PRESERVE_ORDER) : NULL;
+    json_decref(root);
+    for (int t = 0; body && t < nt->rs->ntargets; t++)
+        if (nt->rs->targets[t].kind == GS_NOTIFY_WEBHOOK && nt->rs->targets[t].format == GS_WH_ALERTMANAGER)
+            enqueue(nt, t, strdup(body), NULL);
+    free(body);
 }
 
 /* ---- delivery (worker thread, lock not held) ------------------------------------------------ */
@@ -226,9 +362,9 @@ static bool run_exec(const struct gs_notify_target *tg, struct job *j, char *why
     (void)w;
     close(pfd[1]);
     int status = 0;
-    int64_t end = now_ms() + EXEC_TIMEOUT_MS;
+    int64_t end = gs_clock_mono_ms() + EXEC_TIMEOUT_MS;
     while (waitpid(pid, &status, WNOHANG) == 0) {
-        if (now_ms() > end) {
+        if (gs_clock_mono_ms() > end) {
             kill(pid, SIGKILL);
             waitpid(pid, &status, 0);
             snprintf(why, cap, "%s: killed after %d s", tg->argv[0], EXEC_TIMEOUT_MS / 1000);
@@ -250,7 +386,7 @@ static int next_job(struct gs_notifier *nt, int64_t *wait_ms)
     for (int i = 0; i < nt->nq; i++)
         if (best < 0 || nt->q[i].due_ms < nt->q[best].due_ms)
             best = i;
-    *wait_ms = best < 0 ? 1000 : nt->q[best].due_ms - now_ms();
+    *wait_ms = best < 0 ? 1000 : nt->q[best].due_ms - gs_clock_mono_ms();
     return best;
 }
 
@@ -260,15 +396,19 @@ static void *worker(void *arg)
     pthread_mutex_lock(&nt->mu);
     for (;;) {
         int64_t wait;
+        if (!nt->stopping)
+            am_resend(nt);
         int i = next_job(nt, &wait);
-        if (nt->stopping && (i < 0 || now_ms() >= nt->deadline_ms))
+        if (nt->have_am && !nt->stopping && nt->am_next_ms - gs_clock_mono_ms() < wait)
+            wait = nt->am_next_ms - gs_clock_mono_ms() > 0 ? nt->am_next_ms - gs_clock_mono_ms() : 1;
+        if (nt->stopping && (i < 0 || gs_clock_mono_ms() >= nt->deadline_ms))
             break;
         if (i < 0 || wait > 0) {
             struct timespec ts;
             clock_gettime(CLOCK_REALTIME, &ts);
-            int64_t w = i < 0 ? 1000 : wait;
-            if (nt->stopping && now_ms() + w > nt->deadline_ms)
-                w = nt->deadline_ms - now_ms();
+            int64_t w = wait;
+            if (nt->stopping && gs_clock_mono_ms() + w > nt->deadline_ms)
+                w = nt->deadline_ms - gs_clock_mono_ms();
             w = w < 1 ? 1 : w;
             ts.tv_sec += w / 1000;
             ts.tv_nsec += (w % 1000) * 1000000L;
@@ -288,14 +428,16 @@ static void *worker(void *arg)
                                                 : run_exec(tg, &j, why, sizeof(why));
         pthread_mutex_lock(&nt->mu);
         if (ok || ++j.attempts >= ATTEMPTS || nt->nq == QMAX) {
-            if (!ok)
+            if (!ok) {
                 fprintf(stderr, "gpuscope watch: giving up on %s after %d attempts: %s\n",
                         tg->kind == GS_NOTIFY_WEBHOOK ? tg->url : tg->argv[0], j.attempts, why);
+                nt->undelivered++;
+            }
             job_free(&j);
         } else {
             fprintf(stderr, "gpuscope watch: %s failed (%s); retry %d in %d s\n",
                     tg->kind == GS_NOTIFY_WEBHOOK ? tg->url : tg->argv[0], why, j.attempts, 1 << (j.attempts - 1));
-            j.due_ms = now_ms() + 1000LL * (1 << (j.attempts - 1));
+            j.due_ms = gs_clock_mono_ms() + 1000LL * (1 << (j.attempts - 1));
             nt->q[nt->nq++] = j;
         }
     }
@@ -312,6 +454,9 @@ struct gs_notifier *gs_notifier_start(const struct gs_rules *rs, FILE *log, stru
     }
     nt->rs = rs;
     nt->log = log;
+    for (int t = 0; t < rs->ntargets; t++)
+        nt->have_am |= rs->targets[t].kind == GS_NOTIFY_WEBHOOK && rs->targets[t].format == GS_WH_ALERTMANAGER;
+    nt->am_next_ms = gs_clock_mono_ms() + rs->am_resend_ms;
     if (gethostname(nt->host, sizeof(nt->host) - 1) < 0)
         snprintf(nt->host, sizeof(nt->host), "localhost");
     pthread_mutex_init(&nt->mu, NULL);
@@ -330,25 +475,28 @@ struct gs_notifier *gs_notifier_start(const struct gs_rules *rs, FILE *log, stru
     return nt;
 }
 
-void gs_notifier_stop(struct gs_notifier *nt, int deadline_ms)
+unsigned gs_notifier_stop(struct gs_notifier *nt, int deadline_ms)
 {
     if (!nt)
-        return;
+        return 0;
     pthread_mutex_lock(&nt->mu);
     nt->stopping = true;
-    nt->deadline_ms = now_ms() + deadline_ms;
+    nt->deadline_ms = gs_clock_mono_ms() + deadline_ms;
     pthread_cond_signal(&nt->cv);
     pthread_mutex_unlock(&nt->mu);
     pthread_join(nt->thread, NULL);
     for (int i = 0; i < nt->nq; i++) {
         fprintf(stderr, "gpuscope watch: undelivered notification dropped at exit\n");
         job_free(&nt->q[i]);
+        nt->undelivered++;
     }
     if (nt->dropped)
         fprintf(stderr, "gpuscope watch: %u notifications dropped (queue full)\n", nt->dropped);
+    unsigned lost = nt->dropped + nt->undelivered;
     curl_easy_cleanup(nt->curl);
     curl_global_cleanup();
     pthread_mutex_destroy(&nt->mu);
     pthread_cond_destroy(&nt->cv);
     free(nt);
+    return lost;
 }

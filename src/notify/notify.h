@@ -20,8 +20,10 @@ struct gs_notifier;
 struct gs_notifier *gs_notifier_start(const struct gs_rules *rs, FILE *log, struct gs_err *err);
 /* Log the note and queue it for every target (never blocks on delivery). */
 void gs_notifier_send(struct gs_notifier *n, const struct gs_alert_note *note);
-/* Deliver what is queued (retries included) for at most deadline_ms, then stop. */
-void gs_notifier_stop(struct gs_notifier *n, int deadline_ms);
+/* Deliver what is queued (retries included) for at most deadline_ms, then stop.
+ * Returns the notifications that were never delivered (queue full, retries
+ * exhausted, or still queued at the deadline). */
+unsigned gs_notifier_stop(struct gs_notifier *n, int deadline_ms);
 
 /* The alert as JSON in a target's format (caller frees); exposed for tests. */
 char *gs_notify_render(const struct gs_alert_note *note, enum gs_webhook_format fmt, const char *host);

@@ -6,7 +6,10 @@
  * `gpuscope mark --from-fifo PATH` (a process of its own).
  * The FIFO is created (mode 0620) when absent and opened read-write, so it
  * never reads end-of-file when a writer closes it; lines are at most 1000
- * bytes (longer ones are cut), empty lines are ignored.
+ * bytes (longer ones are cut), empty lines are ignored. A FIFO that another
+ * user owns is refused (checked on the opened descriptor, so a symlink or a
+ * swap after the check changes nothing): whoever owns it decides who can
+ * write annotations into the history, and could read them.
  */
 #include "record/record.h"
 
@@ -17,22 +20,37 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+static int annot_not_fifo(const char *path, struct gs_err *err)
+{
+    gs_err_set(err, GS_E_USAGE, "annotation FIFO %s exists and is not a FIFO", path);
+    gs_err_hint(err, "Remove it, or name another path: gpuscope creates the FIFO itself.");
+    return -GS_E_USAGE;
+}
+
 int gs_annot_open(struct gs_annot *a, const char *path, struct gs_err *err)
 {
     struct stat sb;
     memset(a, 0, sizeof(*a));
     a->fd = -1;
-    if (stat(path, &sb) < 0) {
-        if (errno != ENOENT || mkfifo(path, 0620) < 0)
-            return gs_err_set(err, GS_E_IO, "annotation FIFO %s: cannot create it: %s", path, strerror(errno));
-    } else if (!S_ISFIFO(sb.st_mode)) {
-        gs_err_set(err, GS_E_USAGE, "annotation FIFO %s exists and is not a FIFO", path);
-        gs_err_hint(err, "Remove it, or name another path: gpuscope creates the FIFO itself.");
-        return -GS_E_USAGE;
-    }
+    if (mkfifo(path, 0620) < 0 && errno != EEXIST)
+        return gs_err_set(err, GS_E_IO, "annotation FIFO %s: cannot create it: %s", path, strerror(errno));
+    if (stat(path, &sb) == 0 && !S_ISFIFO(sb.st_mode)) /* do not open (and block on) a device */
+        return annot_not_fifo(path, err);
     a->fd = open(path, O_RDWR | O_NONBLOCK | O_CLOEXEC);
     if (a->fd < 0)
         return gs_err_set(err, GS_E_IO, "annotation FIFO %s: cannot open it: %s", path, strerror(errno));
+    if (fstat(a->fd, &sb) < 0 || !S_ISFIFO(sb.st_mode)) {
+        gs_annot_close(a);
+        return annot_not_fifo(path, err);
+    }
+    if (sb.st_uid != geteuid()) {
+        gs_annot_close(a);
+        gs_err_set(err, GS_E_PERMISSION, "annotation FIFO %s belongs to another user (uid %u): refused", path,
+                   (unsigned)sb.st_uid);
+        gs_err_hint(err, "Its owner decides who writes annotations and could read them: remove it, or name a "
+                         "path in a directory only you can write (e.g. /run/gpuscope/annotate).");
+        return -GS_E_PERMISSION;
+    }
     return 0;
 }
 

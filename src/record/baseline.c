@@ -6,6 +6,7 @@
  * prints what moved (a median or p95 shift beyond a threshold per metric).
  */
 #include "record/record.h"
+#include "lib/vec.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -21,55 +22,59 @@ static const struct { const char *name, *col, *unit; double scale, threshold; } 
 };
 #define NMETRICS (int)(sizeof(metrics) / sizeof(metrics[0]))
 
-/* Weighted percentiles per GPU from a histogram query (values are integers). */
-static int distributions(sqlite3 *db, int m, int64_t from, int64_t to, struct dist *out, int max)
+/* Weighted percentiles per GPU from a histogram query (values are integers).
+ * -1 with err set when the query fails or the rows do not fit in memory: never
+ * a distribution of only the rows that fitted. */
+struct hrow { int gpu; double val, w; };
+
+static int distributions(sqlite3 *db, int m, int64_t from, int64_t to, struct dist *out, int max, struct gs_err *err)
 {
     char sql[256];
     sqlite3_stmt *q;
     snprintf(sql, sizeof(sql), "SELECT gpu, %s, sum(n) FROM series WHERE t >= ?1 AND t < ?2 AND %s IS NOT NULL"
              " GROUP BY gpu, %s ORDER BY gpu, %s", metrics[m].col, metrics[m].col, metrics[m].col, metrics[m].col);
-    if (sqlite3_prepare_v2(db, sql, -1, &q, NULL) != SQLITE_OK)
-        return -1;
+    int rc = sqlite3_prepare_v2(db, sql, -1, &q, NULL);
+    if (rc != SQLITE_OK)
+        return gs_err_set(err, GS_E_IO, "reading the %s histogram: %s", metrics[m].name, sqlite3_errmsg(db)), -1;
     sqlite3_bind_int64(q, 1, from);
     sqlite3_bind_int64(q, 2, to);
-    int nd = 0, cap = 4096, nv = 0;
-    double *val = malloc(cap * sizeof(double)), *w = malloc(cap * sizeof(double));
-    int *gpu = malloc(cap * sizeof(int));
-    while (val && w && gpu && sqlite3_step(q) == SQLITE_ROW) {
-        if (nv == cap) {
-            cap *= 2;
-            val = realloc(val, cap * sizeof(double));
-            w = realloc(w, cap * sizeof(double));
-            gpu = realloc(gpu, cap * sizeof(int));
-            if (!val || !w || !gpu)
-                break;
-        }
-        gpu[nv] = sqlite3_column_int(q, 0);
-        val[nv] = sqlite3_column_double(q, 1) * metrics[m].scale;
-        w[nv++] = sqlite3_column_double(q, 2);
+    struct gs_vec rows;
+    gs_vec_init(&rows, sizeof(struct hrow));
+    while ((rc = sqlite3_step(q)) == SQLITE_ROW) {
+        struct hrow *r = gs_vec_push(&rows);
+        if (!r)
+            break;
+        *r = (struct hrow){ sqlite3_column_int(q, 0), sqlite3_column_double(q, 1) * metrics[m].scale,
+                            sqlite3_column_double(q, 2) };
     }
     sqlite3_finalize(q);
-    for (int i = 0; val && w && gpu && i < nv && nd < max;) {
+    if (rc != SQLITE_DONE) {
+        gs_vec_free(&rows);
+        if (rc == SQLITE_ROW)
+            return gs_err_set(err, GS_E_NOMEM, "no memory for the %s histogram", metrics[m].name), -1;
+        return gs_err_set(err, GS_E_IO, "reading the %s histogram: %s", metrics[m].name, sqlite3_errstr(rc)), -1;
+    }
+    const struct hrow *v = rows.data;
+    int nd = 0, nv = (int)rows.len;
+    for (int i = 0; i < nv && nd < max;) {
         int j = i;
         double total = 0, sum = 0, acc = 0;
-        for (; j < nv && gpu[j] == gpu[i]; j++) {
-            total += w[j];
-            sum += w[j] * val[j];
+        for (; j < nv && v[j].gpu == v[i].gpu; j++) {
+            total += v[j].w;
+            sum += v[j].w * v[j].val;
         }
         struct dist *d = &out[nd++];
-        *d = (struct dist){ .gpu = gpu[i], .n = total, .mean = sum / total, .min = val[i], .max = val[j - 1],
+        *d = (struct dist){ .gpu = v[i].gpu, .n = total, .mean = sum / total, .min = v[i].val, .max = v[j - 1].val,
                             .p5 = NAN, .p50 = NAN, .p95 = NAN };
         for (int k = i; k < j; k++) {
-            acc += w[k];
-            if (isnan(d->p5) && acc >= 0.05 * total) d->p5 = val[k];
-            if (isnan(d->p50) && acc >= 0.50 * total) d->p50 = val[k];
-            if (isnan(d->p95) && acc >= 0.95 * total) d->p95 = val[k];
+            acc += v[k].w;
+            if (isnan(d->p5) && acc >= 0.05 * total) d->p5 = v[k].val;
+            if (isnan(d->p50) && acc >= 0.50 * total) d->p50 = v[k].val;
+            if (isnan(d->p95) && acc >= 0.95 * total) d->p95 = v[k].val;
         }
         i = j;
     }
-    free(val);
-    free(w);
-    free(gpu);
+    gs_vec_free(&rows);
     return nd;
 }
 
@@ -96,7 +101,13 @@ int gs_baseline_save(const char *db, const char *name, int64_t from_ms, int64_t 
     sqlite3_prepare_v2(h, "INSERT OR REPLACE INTO baseline VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)", -1, &q, NULL);
     int saved = 0;
     for (int m = 0; q && m < NMETRICS; m++) {
-        int nd = distributions(h, m, from_ms, to_ms, d, 64);
+        int nd = distributions(h, m, from_ms, to_ms, d, 64, err);
+        if (nd < 0) { /* nothing half-saved */
+            sqlite3_finalize(q);
+            sqlite3_exec(h, "ROLLBACK", NULL, NULL, NULL);
+            gs_store_close(st);
+            return -err->code;
+        }
         for (int i = 0; i < nd; i++, saved++) {
             double v[] = { d[i].n, d[i].mean, d[i].p5, d[i].p50, d[i].p95, d[i].min, d[i].max };
             sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
@@ -137,8 +148,23 @@ int gs_baseline_diff(const char *db, const char *name, int64_t from_ms, int64_t 
         return -err->code;
     }
     int found = 0, changed = 0;
+    /* where the range has only rollups, its percentiles are those of one-minute means */
+    sqlite3_stmt *r;
+    bool approx = false;
+    if (sqlite3_prepare_v2(h, "SELECT 1 FROM rollup WHERE t >= ?1 AND t < ?2 AND t <= (SELECT coalesce(min(t),"
+                           " 9223372036854000000) FROM sample) - 60000 LIMIT 1", -1, &r, NULL) == SQLITE_OK) {
+        sqlite3_bind_int64(r, 1, from_ms);
+        sqlite3_bind_int64(r, 2, to_ms);
+        approx = sqlite3_step(r) == SQLITE_ROW;
+        sqlite3_finalize(r);
+    }
     for (int m = 0; m < NMETRICS; m++) {
-        int nd = distributions(h, m, from_ms, to_ms, d, 64);
+        int nd = distributions(h, m, from_ms, to_ms, d, 64, err);
+        if (nd < 0) {
+            sqlite3_finalize(q);
+            gs_store_close(st);
+            return -err->code;
+        }
         for (int i = 0; i < nd; i++) {
             sqlite3_reset(q);
             sqlite3_bind_text(q, 1, name, -1, SQLITE_STATIC);
@@ -151,8 +177,8 @@ int gs_baseline_diff(const char *db, const char *name, int64_t from_ms, int64_t 
             double b50 = sqlite3_column_double(q, 1), b95 = sqlite3_column_double(q, 2);
             bool moved = fabs(d[i].p50 - b50) >= metrics[m].threshold || fabs(d[i].p95 - b95) >= metrics[m].threshold;
             changed += moved;
-            fprintf(out, "%-4d %-9s %9.0f/%-6.0f%-4s %9.0f/%-6.0f%-4s %s\n", d[i].gpu, metrics[m].name, b50, b95,
-                    metrics[m].unit, d[i].p50, d[i].p95, metrics[m].unit,
+            fprintf(out, "%-4d %-9s %9.0f/%-6.0f%-4s %s%*.0f/%-6.0f%-4s %s\n", d[i].gpu, metrics[m].name, b50, b95,
+                    metrics[m].unit, approx ? "\u2248" : "", approx ? 8 : 9, d[i].p50, d[i].p95, metrics[m].unit,
                     moved ? (d[i].p50 > b50 ? "CHANGED (up)" : "CHANGED (down)") : "same");
         }
     }
@@ -161,5 +187,8 @@ int gs_baseline_diff(const char *db, const char *name, int64_t from_ms, int64_t 
     if (!found)
         return gs_err_set(err, GS_E_USAGE, "no baseline '%s' (or no samples in the range to compare)", name);
     fprintf(out, "%d of %d distributions changed\n", changed, found);
+    if (approx)
+        fprintf(out, "\u2248: part of the range has only one-minute rollups; there the percentiles are those of the "
+                "minute means\n");
     return 0;
 }

@@ -21,6 +21,9 @@
 #include "record/store.h"
 
 int gs_record_history(const char *path, struct gs_history *out, struct gs_err *err);
+/* The read-only open every history reader uses (trend_api.c, replay_api.c too): an SQLite
+ * result code; *db may be set on failure too (sqlite3_close it). */
+int gs_record_open_ro(const char *path, sqlite3 **db);
 
 static const char history_sql[] =
     "WITH last AS (SELECT max(t) AS t FROM sample)"
@@ -71,7 +74,7 @@ static int history_span(sqlite3 *db, struct gs_history *out)
 }
 
 /* "file:PATH?mode=ro" with the URI's special characters in PATH escaped. */
-static void make_uri(char *dst, size_t cap, const char *path)
+static void ro_uri(char *dst, size_t cap, const char *path)
 {
     size_t n = (size_t)snprintf(dst, cap, "file:");
     for (const char *p = path; *p && n + 4 < cap; p++) {
@@ -83,20 +86,26 @@ static void make_uri(char *dst, size_t cap, const char *path)
     snprintf(dst + n, cap - n, "?mode=ro");
 }
 
-int gs_record_history(const char *path, struct gs_history *out, struct gs_err *err)
+/* A URI, so that mode=ro holds even when the file is missing: a reader never creates one. */
+int gs_record_open_ro(const char *path, sqlite3 **db)
 {
     char uri[4200];
+    ro_uri(uri, sizeof(uri), path);
+    int rc = sqlite3_open_v2(uri, db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+    if (rc == SQLITE_OK)
+        sqlite3_busy_timeout(*db, 500);
+    return rc;
+}
+
+int gs_record_history(const char *path, struct gs_history *out, struct gs_err *err)
+{
     sqlite3 *db = NULL;
 
     memset(out, 0, sizeof(*out));
     snprintf(out->path, sizeof(out->path), "%s", path);
-    /* a URI, so mode=ro holds even if the file is missing: never create one */
-    make_uri(uri, sizeof(uri), path);
-    int rc = sqlite3_open_v2(uri, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
-    if (rc == SQLITE_OK) {
-        sqlite3_busy_timeout(db, 500);
+    int rc = gs_record_open_ro(path, &db);
+    if (rc == SQLITE_OK)
         rc = history_span(db, out);
-    }
     if (rc == SQLITE_OK)
         rc = history_gpus(db, out);
     if (rc != SQLITE_OK) {

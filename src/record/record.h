@@ -34,6 +34,9 @@ struct gs_record_opts {
 };
 
 int gs_record_run(const struct gs_record_opts *o, struct gs_err *err);
+/* Test mode: scenario time t_s into the simulator's file clock (GPUSCOPE_SIM_CLOCK=file:PATH),
+ * written atomically (a temporary file renamed over it). record and run use it. */
+void gs_clock_file_write(const char *path, double t_s);
 /* Disk use of one recording configuration, in bytes (for --estimate and docs). */
 uint64_t gs_record_estimate_bytes(uint32_t ngpus, uint32_t nprocs, const struct gs_record_opts *o,
                                   uint64_t *full_bytes, uint64_t *rollup_bytes, uint64_t *proc_bytes);
@@ -89,6 +92,9 @@ struct gs_summary {
 /* Summaries for [from, to) over GPUs with gpu.id in mask (0: all). */
 int gs_summarize(struct gs_store *st, int64_t from_ms, int64_t to_ms, uint64_t gpu_mask, int gpu_index,
                  struct gs_summary *out, struct gs_err *err);
+/* Energy for people: three significant digits in J, kJ or kWh ("512 J", "18.0 kJ",
+ * "0.659 kWh", "1230 kWh"); "-" for NaN. buf >= 24 bytes. */
+const char *gs_fmt_energy(double joules, char *buf, size_t len);
 /* Seconds a throttle reason bit was on in [from, to) for gpu id, from events. */
 void gs_throttle_time(struct gs_store *st, int gpu, int64_t from_ms, int64_t to_ms, double out_s[16]);
 

@@ -16,14 +16,18 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/pyhook.h"
 #include "core/sampler.h"
+#include "lib/clock.h"
 
-static volatile sig_atomic_t rec_stop;
+static volatile sig_atomic_t rec_stop, rec_hup;
 
 static void rec_on_signal(int sig)
 {
-    (void)sig;
-    rec_stop = 1;
+    if (sig == SIGHUP)
+        rec_hup = 1; /* never a stop: a Restart=on-failure unit would leave no recorder */
+    else
+        rec_stop = 1;
 }
 
 static void rec_signals(void)
@@ -36,8 +40,7 @@ static void rec_signals(void)
     signal(SIGPIPE, SIG_IGN);
 }
 
-/* Scenario time for the simulator's file clock, written atomically. */
-static void write_clock(const char *path, double t_s)
+void gs_clock_file_write(const char *path, double t_s)
 {
     char tmp[1100];
     snprintf(tmp, sizeof(tmp), "%s.tmp", path);
@@ -49,14 +52,23 @@ static void write_clock(const char *path, double t_s)
         rename(tmp, path);
 }
 
-/* Test hook: GPUSCOPE_RECORD_FAULT="full:FROM-TO" makes the database full
- * (SQLite's own SQLITE_FULL, via max_page_count) during ticks FROM..TO. */
-static bool fault_full(uint64_t tick)
+#ifdef GS_TESTING
+/* Test hook, in test builds only (GS_TESTING, see the Makefile):
+ * GPUSCOPE_RECORD_FAULT="full:FROM-TO" makes the database full (SQLite's own
+ * SQLITE_FULL, via max_page_count) during ticks FROM..TO. */
+static void fault_full(struct gs_store *st, uint64_t tick)
 {
     const char *f = getenv("GPUSCOPE_RECORD_FAULT");
     unsigned long a, b;
-    return f && sscanf(f, "full:%lu-%lu", &a, &b) == 2 && tick >= a && tick <= b;
+    gs_store_debug_full(st, f && sscanf(f, "full:%lu-%lu", &a, &b) == 2 && tick >= a && tick <= b);
 }
+#else
+static void fault_full(struct gs_store *st, uint64_t tick)
+{
+    (void)st;
+    (void)tick;
+}
+#endif
 
 struct rec {
     const struct gs_record_opts *o;
@@ -107,7 +119,7 @@ static void rec_tick(struct rec *r, uint64_t tick, int64_t t, const struct gs_sn
         return;
     }
     bool procs = t >= r->next_proc_ms;
-    gs_store_debug_full(r->st, fault_full(tick));
+    fault_full(r->st, tick);
     if (gs_store_write_tick(r->st, t, snap, procs, &err) < 0) {
         rec_complain(r, &err);
         if (!r->lost++)
@@ -134,13 +146,6 @@ static void rec_tick(struct rec *r, uint64_t tick, int64_t t, const struct gs_sn
     }
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 /* A line from the annotation FIFO: a mark at the time it was read (the tick's time on a virtual clock). */
 static void rec_on_line(void *ctx, const char *line)
 {
@@ -155,16 +160,32 @@ static void rec_on_line(void *ctx, const char *line)
         rec_complain(r, &err);
 }
 
+/* SIGHUP: there is no configuration to reload; say so, and try a database
+ * that could not be opened again at once rather than in up to 5 s. */
+static void rec_on_hup(struct rec *r)
+{
+    rec_hup = 0;
+    fprintf(stderr, "gpuscope record: SIGHUP: nothing to reload; still recording into %s%s\n", r->path,
+            r->st ? "" : " (retrying the database now)");
+    r->next_open_ms = 0;
+}
+
 static void rec_sleep_until(struct rec *r, uint64_t deadline_ns)
 {
     struct timespec ts = { (time_t)(deadline_ns / 1000000000u), (long)(deadline_ns % 1000000000u) };
+    if (rec_hup) /* it came while sampling or writing: no sleep of ours was interrupted */
+        rec_on_hup(r);
     if (r->annot.fd < 0) {
         while (!rec_stop && clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
-            ;
+            if (rec_hup)
+                rec_on_hup(r);
         return;
     }
-    for (uint64_t now = mono_ns(); !rec_stop && now < deadline_ns; now = mono_ns())
+    for (uint64_t now = gs_clock_mono_ns(); !rec_stop && now < deadline_ns; now = gs_clock_mono_ns()) {
         gs_annot_poll(&r->annot, (int)((deadline_ns - now + 999999) / 1000000), rec_on_line, r);
+        if (rec_hup)
+            rec_on_hup(r);
+    }
 }
 
 static int rec_loop(struct rec *r, struct gs_sampler *s, struct gs_err *err)
@@ -172,11 +193,11 @@ static int rec_loop(struct rec *r, struct gs_sampler *s, struct gs_err *err)
     const struct gs_record_opts *o = r->o;
     struct gs_snapshot snap;
     gs_snapshot_init(&snap);
-    uint64_t next = mono_ns();
+    uint64_t next = gs_clock_mono_ns();
     int64_t start = o->start_ms ? o->start_ms : gs_now_ms();
     for (uint64_t tick = 0; !rec_stop && (!o->ticks || tick < o->ticks); tick++) {
         if (o->clock_file)
-            write_clock(o->clock_file, (double)(tick * (uint64_t)o->step_ms) / 1000.0);
+            gs_clock_file_write(o->clock_file, (double)(tick * (uint64_t)o->step_ms) / 1000.0);
         struct gs_err serr = { 0 };
         int rc = gs_sampler_snapshot(s, &snap, &serr);
         if (rc < 0 && rc != -GS_E_GPU_LOST && rc != -GS_E_BACKEND)
@@ -192,7 +213,7 @@ static int rec_loop(struct rec *r, struct gs_sampler *s, struct gs_err *err)
             continue;
         }
         next += (uint64_t)o->interval_ms * 1000000u;
-        uint64_t now = mono_ns();
+        uint64_t now = gs_clock_mono_ns();
         if (next < now)
             next = now; /* fell behind (a slow tick): do not burst */
         rec_sleep_until(r, next);
@@ -210,6 +231,7 @@ static int rec_loop(struct rec *r, struct gs_sampler *s, struct gs_err *err)
 int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
 {
     struct rec r = { .o = o, .annot = { .fd = -1 } };
+    rec_signals(); /* before anything slow: a SIGHUP during start-up must not end the recorder either */
     if (o->annotate_fifo && gs_annot_open(&r.annot, o->annotate_fifo, err) < 0)
         return -err->code;
     if (o->db)
@@ -237,13 +259,13 @@ int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
     so.slow = o->step_ms ? GS_SLOW_INLINE : GS_SLOW_THREAD;
     so.slow_interval_ms = o->interval_ms;
     so.only_ids = o->only_ids;
+    so.pyhook = GS_PYHOOK_ASYNC; /* PyTorch's figures, stored with the process samples */
     struct gs_sampler *s;
     if (gs_sampler_open(&s, &so, err) < 0) {
         gs_store_close(r.st);
         gs_annot_close(&r.annot);
         return -err->code;
     }
-    rec_signals();
     if (!o->quiet)
         fprintf(stderr, "gpuscope record: recording every %.3g s into %s (Ctrl-C stops)\n",
                 o->interval_ms / 1000.0, r.path);

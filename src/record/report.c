@@ -233,7 +233,19 @@ static int gpu_slot(const struct gs_chart *c, int id)
 /* Per-bucket sums, weighted by the samples a row stands for (n). */
 struct buckets { double *sum, *w; };
 
-/* One row: t, gpu, n, util, mem, temp, power (dW), sm, memclk, tx, rx, limit, throttle. */
+bool gs_chart_span(const struct gs_chart *c, int64_t t, double n, int64_t *b0, int64_t *b1)
+{
+    int64_t span = c->to_ms - c->from_ms, end = n > 1 ? t + 59999 : t;
+    if (end < c->from_ms || t >= c->to_ms)
+        return false;
+    *b0 = t <= c->from_ms ? 0 : (t - c->from_ms) * (int64_t)c->w / span;
+    *b1 = end >= c->to_ms ? (int64_t)c->w - 1 : (end - c->from_ms) * (int64_t)c->w / span;
+    return *b0 <= *b1;
+}
+
+/* One row: t, gpu, n, util, mem, temp, power (dW), sm, memclk, tx, rx, limit, throttle.
+ * A rollup row (n > 1) is spread over the buckets of its minute, weighted by the overlap,
+ * so that a short range over rolled-up history draws steps, not one point a minute. */
 static void bucket_row(struct gs_chart *c, struct buckets *bk, sqlite3_stmt *q, int *last_id, int *slot)
 {
     int id = sqlite3_column_int(q, 1);
@@ -241,24 +253,34 @@ static void bucket_row(struct gs_chart *c, struct buckets *bk, sqlite3_stmt *q, 
         *slot = gpu_slot(c, id);
         *last_id = id;
     }
-    int64_t b = (sqlite3_column_int64(q, 0) - c->from_ms) * (int64_t)c->w / (c->to_ms - c->from_ms);
-    if (*slot < 0 || b < 0 || b >= c->w)
-        return;
-    size_t cell = (size_t)*slot * c->w + (size_t)b, n = (size_t)c->sum.ngpus * c->w;
+    int64_t t = sqlite3_column_int64(q, 0), b0, b1;
     double wt = sqlite3_column_double(q, 2);
-    for (int m = 0; m < GS_M_LIMIT; m++) {
-        if (sqlite3_column_type(q, 3 + m) == SQLITE_NULL)
-            continue;
-        bk->sum[m * n + cell] += sqlite3_column_double(q, 3 + m) * wt * (m == GS_M_POWER ? 0.1 : 1);
-        bk->w[m * n + cell] += wt;
+    if (*slot < 0 || !gs_chart_span(c, t, wt, &b0, &b1))
+        return;
+    size_t n = (size_t)c->sum.ngpus * c->w;
+    for (int64_t b = b0; b <= b1; b++) {
+        size_t cell = (size_t)*slot * c->w + (size_t)b;
+        double part = wt;
+        if (wt > 1) { /* the share of the minute inside this bucket */
+            double lo = fmax((double)t, c->from_ms + b * c->bucket_ms), hi = fmin(t + 60000.0, c->from_ms + (b + 1) * c->bucket_ms);
+            part = wt * fmax(hi - lo, 0) / 60000.0;
+            if (part <= 0)
+                continue;
+        }
+        for (int m = 0; m < GS_M_LIMIT; m++) {
+            if (sqlite3_column_type(q, 3 + m) == SQLITE_NULL)
+                continue;
+            bk->sum[m * n + cell] += sqlite3_column_double(q, 3 + m) * part * (m == GS_M_POWER ? 0.1 : 1);
+            bk->w[m * n + cell] += part;
+        }
+        if (sqlite3_column_type(q, 3 + GS_M_LIMIT) != SQLITE_NULL) {
+            float lim = (float)sqlite3_column_double(q, 3 + GS_M_LIMIT), *v = &c->v[GS_M_LIMIT][cell];
+            if (isnan(*v) || lim > *v)
+                *v = lim;
+        }
+        if (sqlite3_column_int64(q, 3 + GS_M_COUNT) & 232)
+            c->serious[cell] = 1;
     }
-    if (sqlite3_column_type(q, 3 + GS_M_LIMIT) != SQLITE_NULL) {
-        float lim = (float)sqlite3_column_double(q, 3 + GS_M_LIMIT), *v = &c->v[GS_M_LIMIT][cell];
-        if (isnan(*v) || lim > *v)
-            *v = lim;
-    }
-    if (sqlite3_column_int64(q, 3 + GS_M_COUNT) & 232)
-        c->serious[b] = 1;
 }
 
 static void bucket_scan(sqlite3 *db, struct gs_chart *c, struct buckets *bk, const char *sql, int64_t from, int64_t to)
@@ -303,8 +325,8 @@ static void load_buckets(sqlite3 *db, struct gs_chart *c)
 
 /* Per-process GPU memory, from the one-minute process rollups (peak of the minute)
  * before c->proc_split and from process samples after it: ?1 from, ?2 to, ?3 split. */
-#define PROC_SRC "(SELECT t, proc, gpu, gpu_mem_max_mib AS mem FROM proc_rollup WHERE t >= ?1 AND t < ?3" \
-                 " UNION ALL SELECT t, proc, gpu, gpu_mem_max_mib FROM proc_series WHERE t >= ?3 AND t < ?2)"
+#define PROC_SRC "(SELECT t, proc, gpu, gpu_mem_max_mib AS mem, n FROM proc_rollup WHERE t >= ?1 AND t < ?3" \
+                 " UNION ALL SELECT t, proc, gpu, gpu_mem_max_mib, n FROM proc_series WHERE t >= ?3 AND t < ?2)"
 
 const char *gs_chart_proc_src(void) { return PROC_SRC; }
 
@@ -336,22 +358,31 @@ static void load_procs(sqlite3 *db, const struct gs_report_opts *o, struct gs_ch
         c->nprocs++;
     }
     sqlite3_finalize(q);
-    if (!c->nprocs || sqlite3_prepare_v2(db, "SELECT t, proc, mem FROM " PROC_SRC, -1, &q, NULL) != SQLITE_OK)
+    if (!c->nprocs || sqlite3_prepare_v2(db, "SELECT t, proc, mem, n FROM " PROC_SRC, -1, &q, NULL) != SQLITE_OK)
         return;
     gs_chart_bind_src(q, c);
     /* rows of one (t, proc) are adjacent (primary key order): sum them over GPUs, then
      * keep each bucket's peak */
-    int64_t cur_t = INT64_MIN, cur_p = -1;
-    double cur_sum = NAN;
+    int64_t cur_t = INT64_MIN, cur_p = -1, spacing = INT64_MAX, prev_t[GS_CHART_MAX_PROCS];
+    double cur_sum = NAN, cur_n = 1;
+    for (unsigned k = 0; k < c->nprocs; k++)
+        prev_t[k] = INT64_MIN;
     for (int rc = sqlite3_step(q);; rc = sqlite3_step(q)) {
         bool row = rc == SQLITE_ROW;
         int64_t t = row ? sqlite3_column_int64(q, 0) : INT64_MAX, p = row ? sqlite3_column_int64(q, 1) : -2;
-        if ((t != cur_t || p != cur_p) && cur_p >= 0 && !isnan(cur_sum)) {
-            int64_t b = (cur_t - c->from_ms) * (int64_t)c->w / (c->to_ms - c->from_ms);
+        int64_t b0, b1;
+        if ((t != cur_t || p != cur_p) && cur_p >= 0 && !isnan(cur_sum) && gs_chart_span(c, cur_t, cur_n, &b0, &b1)) {
             for (unsigned k = 0; k < c->nprocs; k++) {
-                float *slot = &c->pmem[k * c->w + (unsigned)b];
-                if (ids[k] == cur_p && b >= 0 && b < c->w && (isnan(*slot) || cur_sum > *slot))
-                    *slot = (float)cur_sum;
+                if (ids[k] != cur_p)
+                    continue;
+                if (cur_n <= 1 && prev_t[k] != INT64_MIN && cur_t - prev_t[k] < spacing)
+                    spacing = cur_t - prev_t[k]; /* the process-sample interval, as stored */
+                prev_t[k] = cur_t;
+                for (int64_t b = b0; b <= b1; b++) {
+                    float *slot = &c->pmem[k * c->w + (unsigned)b];
+                    if (isnan(*slot) || cur_sum > *slot)
+                        *slot = (float)cur_sum;
+                }
             }
         }
         if (!row)
@@ -360,11 +391,15 @@ static void load_procs(sqlite3 *db, const struct gs_report_opts *o, struct gs_ch
             cur_t = t;
             cur_p = p;
             cur_sum = NAN;
+            cur_n = sqlite3_column_double(q, 3);
         }
         if (sqlite3_column_type(q, 2) != SQLITE_NULL)
             cur_sum = (isnan(cur_sum) ? 0 : cur_sum) + sqlite3_column_double(q, 2);
     }
     sqlite3_finalize(q);
+    c->proc_maxgap = spacing == INT64_MAX ? c->maxgap : (unsigned)ceil(2.5 * (double)spacing / c->bucket_ms);
+    if (c->proc_maxgap < c->maxgap)
+        c->proc_maxgap = c->maxgap;
 }
 
 static void load_marks(sqlite3 *db, struct gs_chart *c)
@@ -388,16 +423,20 @@ static void load_marks(sqlite3 *db, struct gs_chart *c)
     sqlite3_finalize(q);
 }
 
-int gs_chart_load(struct gs_store *st, const struct gs_report_opts *o, unsigned w, struct gs_chart *c,
+int gs_chart_load(struct gs_store *st, const struct gs_report_opts *o, unsigned max_w, struct gs_chart *c,
                   struct gs_err *err)
 {
     memset(c, 0, sizeof(*c));
-    c->w = w;
     c->from_ms = o->from_ms;
     c->to_ms = o->to_ms;
     if (gs_summarize(st, o->from_ms, o->to_ms, 0, o->gpu_index, &c->sum, err) < 0)
         return -err->code;
-    size_t n = (size_t)(c->sum.ngpus ? c->sum.ngpus : 1) * w;
+    int64_t span = c->to_ms - c->from_ms, iv = c->sum.interval_ms ? c->sum.interval_ms : 1000;
+    int64_t fit = span / iv; /* sampling intervals in the range: more buckets would be empty */
+    c->w = fit < 2 ? 2 : fit < (int64_t)max_w ? (unsigned)fit : max_w;
+    c->bucket_ms = (double)span / c->w;
+    c->maxgap = (unsigned)ceil(2.5 * (double)iv / c->bucket_ms);
+    size_t n = (size_t)(c->sum.ngpus ? c->sum.ngpus : 1) * c->w;
     for (int m = 0; m < GS_M_COUNT; m++) {
         c->v[m] = malloc(n * sizeof(float));
         if (!c->v[m])
@@ -405,11 +444,11 @@ int gs_chart_load(struct gs_store *st, const struct gs_report_opts *o, unsigned 
         for (size_t i = 0; i < n; i++)
             c->v[m][i] = NAN;
     }
-    c->serious = calloc(w, 1);
-    c->pmem = malloc(GS_CHART_MAX_PROCS * w * sizeof(float));
+    c->serious = calloc(n, 1);
+    c->pmem = malloc(GS_CHART_MAX_PROCS * c->w * sizeof(float));
     if (!c->serious || !c->pmem)
         return gs_err_set(err, GS_E_NOMEM, "out of memory");
-    for (size_t i = 0; i < GS_CHART_MAX_PROCS * w; i++)
+    for (size_t i = 0; i < GS_CHART_MAX_PROCS * c->w; i++)
         c->pmem[i] = NAN;
     sqlite3 *db = gs_store_db(st);
     load_buckets(db, c);
@@ -461,6 +500,7 @@ int gs_report_run(const struct gs_report_opts *o, struct gs_err *err)
     } else {
         struct gs_chart c;
         unsigned w = o->format == GS_REPORT_TERM ? (o->width > 40 ? o->width - 22 : 60) : 600;
+        /* (fewer when the range holds fewer sampling intervals: gs_chart_load) */
         rc = gs_chart_load(st, o, w, &c, err);
         if (rc == 0 && o->format == GS_REPORT_HTML)
             gs_report_html(out, st, &c);

@@ -1,28 +1,27 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * report_html.c - the HTML report: one self-contained file (inline CSS, SVG
- * charts, no scripts, nothing fetched), readable offline and printable.
- * Charts: one per metric, a line per GPU; HW/thermal slowdown shaded red,
- * Xids / lost GPUs red lines, annotations blue lines; then summary tables.
+ * report_html.c - the HTML report: one self-contained file. The tables
+ * (summary, processes, events) are plain HTML; the charts are drawn in the
+ * browser by an inline script (report.js, embedded in the module) from the
+ * chart data embedded as JSON, at the page's width, with a hover readout and
+ * GPU toggles: lines per metric, GPU x time heatmaps, per-GPU small
+ * multiples, per-process memory. Nothing is fetched at view time (a
+ * Content-Security-Policy says so to the browser).
  */
 #include "record/report.h"
 
+#include <jansson.h>
+#include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#define CW 920   /* chart width, px */
-#define CH 170   /* chart height */
-#define PL 70    /* left margin */
-#define PR 12
-#define PT 10
-#define PB 24
-
-static const char *const colors[] = { "#1f77b4", "#ff7f0e", "#2ca02c", "#9467bd", "#8c564b", "#e377c2",
-                                      "#17becf", "#bcbd22" };
+extern const char gs_report_js[]; /* report_js.c: src/record/report.js */
 
 static void esc(FILE *out, const char *s)
 {
-    for (; *s; s++) {
+    for (; s && *s; s++) {
         switch (*s) {
         case '<': fputs("&lt;", out); break;
         case '>': fputs("&gt;", out); break;
@@ -33,140 +32,163 @@ static void esc(FILE *out, const char *s)
     }
 }
 
-static double xpos(const struct gs_chart *c, double b)
+/* ---- the embedded data --------------------------------------------------------------- */
+/* A JSON string that cannot end the <script> element ("</" is written "<\/"). */
+static void jstr(FILE *out, const char *s)
 {
-    return PL + b * (CW - PL - PR) / c->w;
+    json_t *j = json_string(s ? s : "");
+    char *d = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_ESCAPE_SLASH) : NULL;
+    fputs(d ? d : "\"\"", out);
+    free(d);
+    json_decref(j);
 }
 
-static double xpos_t(const struct gs_chart *c, int64_t t)
+static void jnum(FILE *out, double v, int dec)
 {
-    return xpos(c, (double)(t - c->from_ms) * c->w / (double)(c->to_ms - c->from_ms));
+    if (isnan(v) || isinf(v))
+        fputs("null", out);
+    else
+        fprintf(out, "%.*f", dec, v);
 }
 
-static void time_axis(FILE *out, const struct gs_chart *c)
+static void jseries(FILE *out, const float *v, unsigned w, int dec)
 {
-    char buf[48];
-    for (int i = 0; i <= 4; i++) {
-        int64_t t = c->from_ms + (c->to_ms - c->from_ms) * i / 4;
-        gs_rfc3339(t, buf, sizeof(buf));
-        bool days = c->to_ms - c->from_ms > 86400000LL;
-        fprintf(out, "<text x=\"%.0f\" y=\"%d\" font-size=\"10\" text-anchor=\"%s\">%.*s</text>", xpos_t(c, t),
-                CH - 6, i == 0 ? "start" : i == 4 ? "end" : "middle", days ? 16 : 5, buf + (days ? 0 : 11));
+    fputc('[', out);
+    for (unsigned b = 0; b < w; b++) {
+        if (b)
+            fputc(',', out);
+        jnum(out, v[b], dec);
     }
+    fputc(']', out);
 }
 
-static void markers(FILE *out, const struct gs_chart *c)
+/* Runs of buckets [start, end) where the GPU was in a serious slowdown. */
+static void jruns(FILE *out, const uint8_t *f, unsigned w)
 {
-    for (unsigned b = 0; b < c->w; b++)
-        if (c->serious[b])
-            fprintf(out, "<rect class=\"thr\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\" fill=\"#d62728\" "
-                    "fill-opacity=\"0.15\"/>", xpos(c, b), PT, xpos(c, 1) - PL + 0.5, CH - PT - PB);
-    for (unsigned i = 0; i < c->nmarks; i++) {
-        const struct gs_mark *m = &c->marks[i];
-        bool mark = !strcmp(m->kind, "mark");
-        double x = xpos_t(c, m->t);
-        fprintf(out, "<line class=\"ev-%s\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\" stroke=\"%s\" "
-                "stroke-dasharray=\"%s\"><title>", m->kind, x, x, PT, CH - PB, mark ? "#1f4fd6" : "#d62728",
-                mark ? "4 2" : "none");
-        if (mark)
-            esc(out, m->text);
-        else
-            fprintf(out, "%s %lld on GPU %d", m->kind, (long long)m->code, m->gpu);
-        fputs("</title></line>", out);
-        if (mark || !strcmp(m->kind, "xid")) {
-            fprintf(out, "<text x=\"%.1f\" y=\"%d\" font-size=\"9\" fill=\"%s\">", x + 2, PT + 9,
-                    mark ? "#1f4fd6" : "#d62728");
-            if (mark)
-                esc(out, m->text);
-            else
-                fprintf(out, "Xid %lld", (long long)m->code);
-            fputs("</text>", out);
-        }
-    }
-}
-
-static void polyline(FILE *out, const struct gs_chart *c, const float *v, double ymax, const char *color)
-{
-    bool open = false;
-    for (unsigned b = 0; b < c->w; b++) {
-        if (isnan(v[b])) {
-            if (open)
-                fputs("\"/>", out);
-            open = false;
+    bool first = true;
+    fputc('[', out);
+    for (unsigned b = 0; b < w;) {
+        if (!f[b]) {
+            b++;
             continue;
         }
-        double y = PT + (CH - PT - PB) * (1 - fmin(v[b] / ymax, 1.0));
-        if (!open)
-            fprintf(out, "<polyline fill=\"none\" stroke=\"%s\" stroke-width=\"1.2\" points=\"", color);
-        fprintf(out, "%.1f,%.1f ", xpos(c, b + 0.5), y);
-        open = true;
+        unsigned e = b;
+        while (e < w && f[e])
+            e++;
+        fprintf(out, "%s[%u,%u]", first ? "" : ",", b, e);
+        first = false;
+        b = e;
     }
-    if (open)
-        fputs("\"/>", out);
+    fputc(']', out);
 }
 
-static double series_max(const float *v, size_t n)
+/* The report zone's UTC offset from each time on: charts show the generating machine's
+ * local time (as the tables do), whatever zone the browser is in. Zones change offset
+ * on quarter-hour boundaries, so checking those finds every change. */
+static void jzone(FILE *out, int64_t from, int64_t to)
 {
-    double m = 0;
-    for (size_t i = 0; i < n; i++)
-        if (!isnan(v[i]) && v[i] > m)
-            m = v[i];
-    return m;
-}
-
-/* One chart: a line per GPU for metric m, optional dashed threshold lines. */
-static void chart(FILE *out, const struct gs_chart *c, const char *title, const char *unit, const float *data,
-                  unsigned nlines, double ymax, double thresh, const char *thresh_label)
-{
-    if (ymax <= 0)
-        ymax = 1;
-    fprintf(out, "<figure><figcaption>%s</figcaption><svg width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" "
-            "xmlns=\"http://www.w3.org/2000/svg\" role=\"img\"><rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-            "fill=\"#fafafa\" stroke=\"#ccc\"/>", title, CW, CH, CW, CH, PL, PT, CW - PL - PR, CH - PT - PB);
-    for (int i = 0; i <= 2; i++)
-        fprintf(out, "<text x=\"%d\" y=\"%.0f\" font-size=\"10\" text-anchor=\"end\">%.0f %s</text>", PL - 4,
-                PT + (CH - PT - PB) * (1 - i / 2.0) + 3, ymax * i / 2, unit);
-    markers(out, c);
-    for (unsigned g = 0; g < nlines; g++)
-        polyline(out, c, data + (size_t)g * c->w, ymax, colors[g % 8]);
-    if (thresh > 0) {
-        double y = PT + (CH - PT - PB) * (1 - fmin(thresh / ymax, 1.0));
-        fprintf(out, "<line x1=\"%d\" x2=\"%d\" y1=\"%.1f\" y2=\"%.1f\" stroke=\"#d62728\" stroke-dasharray=\"6 3\"/>"
-                "<text x=\"%d\" y=\"%.1f\" font-size=\"10\" fill=\"#d62728\" text-anchor=\"end\">%s</text>",
-                PL, CW - PR, y, y, CW - PR - 2, y - 3, thresh_label);
+    long last = LONG_MIN;
+    bool first = true;
+    fputc('[', out);
+    for (int64_t t = from - ((from % 900000) + 900000) % 900000; t <= to; t += 900000) {
+        time_t s = (time_t)(t / 1000);
+        struct tm tm;
+        localtime_r(&s, &tm);
+        if (tm.tm_gmtoff != last) {
+            fprintf(out, "%s[%lld,%ld]", first ? "" : ",", (long long)(first ? from : t), tm.tm_gmtoff);
+            last = tm.tm_gmtoff;
+            first = false;
+        }
     }
-    time_axis(out, c);
-    fputs("</svg></figure>\n", out);
+    fputc(']', out);
 }
 
-static void legend(FILE *out, const struct gs_chart *c)
+static const struct { enum gs_metric m; const char *key, *title, *unit; int dec; } metrics[] = {
+    { GS_M_UTIL, "util", "GPU utilization", "%", 1 },
+    { GS_M_MEM, "mem", "Memory used", "MiB", 0 },
+    { GS_M_TEMP, "temp", "Temperature", "\u00b0C", 1 },
+    { GS_M_POWER, "power", "Power", "W", 1 },
+    { GS_M_SM, "sm", "SM clock", "MHz", 0 },
+    { GS_M_MEMCLK, "memclk", "Memory clock", "MHz", 0 },
+    { GS_M_TX, "tx", "PCIe TX", "MB/s", 0 },
+    { GS_M_RX, "rx", "PCIe RX", "MB/s", 0 },
+};
+#define NMETRICS (sizeof(metrics) / sizeof(metrics[0]))
+
+static void data_json(FILE *out, const struct gs_chart *c)
 {
-    fputs("<p class=\"legend\">", out);
-    for (unsigned g = 0; g < c->sum.ngpus; g++) {
-        fprintf(out, "<span style=\"color:%s\">&#9632;</span> GPU %d ", colors[g % 8], c->sum.g[g].idx);
-        esc(out, c->sum.g[g].name);
-        fputs(" &nbsp; ", out);
+    unsigned n = c->sum.ngpus;
+    fprintf(out, "<script type=\"application/json\" id=\"gs-data\">{\"v\":1,\"from\":%lld,\"to\":%lld,\"w\":%u,"
+            "\"interval_ms\":%u,\"maxgap\":%u,\"proc_maxgap\":%u,\"tz\":", (long long)c->from_ms, (long long)c->to_ms,
+            c->w, c->sum.interval_ms, c->maxgap, c->proc_maxgap);
+    jzone(out, c->from_ms, c->to_ms);
+    fputs(",\n\"gpus\":[", out);
+    for (unsigned g = 0; g < n; g++) {
+        const struct gs_gpu_summary *s = &c->sum.g[g];
+        fprintf(out, "%s{\"idx\":%d,\"name\":", g ? ",\n" : "", s->idx);
+        jstr(out, s->name);
+        fputs(",\"uuid\":", out);
+        jstr(out, s->uuid);
+        fputs(",\"mem_total\":", out);
+        jnum(out, s->mem_total_mib, 0);
+        fputs(",\"slowdown\":", out);
+        jnum(out, s->temp_slowdown_c, 0);
+        fputs(",\"limit\":", out);
+        jnum(out, s->power_limit_w, 0);
+        fputs(",\"serious\":", out);
+        jruns(out, c->serious + (size_t)g * c->w, c->w);
+        fputc('}', out);
     }
-    fputs("<span style=\"color:#d62728\">&#9632;</span> HW/thermal slowdown, Xid "
-          "<span style=\"color:#1f4fd6\">&#9474;</span> annotation</p>\n", out);
+    fputs("],\n\"metrics\":[", out);
+    for (size_t m = 0; m < NMETRICS; m++) {
+        fprintf(out, "%s{\"key\":\"%s\",\"title\":\"%s\",\"unit\":", m ? ",\n" : "", metrics[m].key, metrics[m].title);
+        jstr(out, metrics[m].unit);
+        fputs(",\"data\":[", out);
+        for (unsigned g = 0; g < n; g++) {
+            fputs(g ? ",\n" : "", out);
+            jseries(out, c->v[metrics[m].m] + (size_t)g * c->w, c->w, metrics[m].dec);
+        }
+        fputs("]}", out);
+    }
+    fputs("],\n\"procs\":[", out);
+    for (unsigned p = 0; p < c->nprocs; p++) {
+        fputs(p ? ",\n{\"label\":" : "{\"label\":", out);
+        jstr(out, c->proc_label[p]);
+        fputs(",\"data\":", out);
+        jseries(out, c->pmem + (size_t)p * c->w, c->w, 0);
+        fputc('}', out);
+    }
+    fputs("],\n\"marks\":[", out);
+    for (unsigned i = 0; i < c->nmarks; i++) {
+        const struct gs_mark *m = &c->marks[i];
+        fprintf(out, "%s{\"t\":%lld,\"gpu\":%d,\"kind\":", i ? ",\n" : "", (long long)m->t, m->gpu);
+        jstr(out, m->kind);
+        fprintf(out, ",\"code\":%lld,\"text\":", (long long)m->code);
+        jstr(out, m->text);
+        fputc('}', out);
+    }
+    fputs("]}</script>\n", out);
 }
 
+/* ---- the tables ---------------------------------------------------------------------- */
 static void summary_table(FILE *out, const struct gs_chart *c)
 {
     char buf[32];
+    bool approx = false;
     fputs("<h2>Summary</h2><table><tr><th>GPU</th><th>name</th><th>mean util</th><th>p95 util</th><th>peak memory</th>"
           "<th>peak temp (slowdown)</th><th>mean power (limit)</th><th>energy</th><th>idle GPU-hours</th>"
           "<th>throttled</th><th>Xids</th></tr>\n", out);
     for (unsigned i = 0; i < c->sum.ngpus; i++) {
         const struct gs_gpu_summary *g = &c->sum.g[i];
+        approx |= g->util_p95_from_rollups;
         fprintf(out, "<tr><td>%d</td><td>", g->idx);
         esc(out, g->name);
         fprintf(out, "</td><td>%.1f %%</td><td>%s%.0f %%</td><td>%.1f GiB</td><td>%.0f &deg;C (%.0f)</td>"
-                "<td>%.0f W (%.0f)</td><td>%.3f kWh%s</td><td>%.2f</td><td>", g->util_mean,
-                g->util_p95_from_rollups ? "<span title=\"p95 of one-minute means where the samples are gone\">"
-                "&asymp;</span> " : "", g->util_p95,
+                "<td>%.0f W (%.0f)</td><td title=\"%.3f J\">%s%s</td><td>%.2f</td><td>", g->util_mean,
+                g->util_p95_from_rollups ? "<span class=\"approx\" title=\"p95 of one-minute means where the samples "
+                "are gone\">&asymp;</span> " : "", g->util_p95,
                 g->mem_peak_mib / 1024, g->temp_peak_c, g->temp_slowdown_c, g->power_mean_w, g->power_limit_w,
-                g->energy_j / 3.6e6, g->energy_estimated ? " (from power)" : "", g->idle_h);
+                g->energy_j, gs_fmt_energy(g->energy_j, buf, sizeof(buf)), g->energy_estimated ? " (from power)" : "", g->idle_h);
         bool any = false;
         for (int b = 1; b < 16; b++) {
             if (g->throttled_s[b] <= 0)
@@ -179,18 +201,26 @@ static void summary_table(FILE *out, const struct gs_chart *c)
         fprintf(out, "%s</td><td>%u</td></tr>\n", any ? "" : "none", g->xids);
     }
     fputs("</table>\n", out);
+    if (approx)
+        fputs("<p class=\"note\">&asymp; p95: part of the range has only one-minute rollups (older than the "
+              "full-resolution retention); there the p95 is that of the one-minute means.</p>\n", out);
 }
 
 static void proc_table(FILE *out, struct gs_store *st, const struct gs_chart *c)
 {
     sqlite3_stmt *q;
     char a[48], b[48];
-    char sql[1024];
+    char sql[2048];
+    /* the peak: of every tick (proc.gpu_mem_peak_mib, schema 3) or of the process samples */
     snprintf(sql, sizeof(sql), "SELECT p.pid, coalesce(p.user,''), coalesce(p.name,''), coalesce(p.cmdline,''),"
-             " p.first_t, coalesce(p.end_t, p.last_t), m.peak, m.gpus, coalesce(p.container_id, '') FROM proc p"
+             " p.first_t, coalesce(p.end_t, p.last_t), max(coalesce(m.peak, p.gpu_mem_peak_mib),"
+             " coalesce(p.gpu_mem_peak_mib, m.peak)), m.gpus, coalesce(p.container_id, ''),"
+             " t.alloc, t.res, t.retries, t.ooms FROM proc p"
              " LEFT JOIN (SELECT proc, max(mem) AS peak, group_concat(DISTINCT gpu) AS gpus FROM %s GROUP BY proc) m"
-             " ON m.proc = p.id WHERE p.first_t < ?2 AND coalesce(p.end_t, p.last_t, p.first_t) >= ?1"
-             " ORDER BY m.peak DESC LIMIT 100", gs_chart_proc_src());
+             " ON m.proc = p.id LEFT JOIN (SELECT proc, max(max_allocated_mib) AS alloc, max(reserved_mib) AS res,"
+             " max(alloc_retries) AS retries, max(ooms) AS ooms FROM proc_torch WHERE t >= ?1 AND t < ?2 GROUP BY proc) t"
+             " ON t.proc = p.id WHERE p.first_t < ?2 AND coalesce(p.end_t, p.last_t, p.first_t) >= ?1"
+             " ORDER BY 7 DESC LIMIT 100", gs_chart_proc_src());
     if (sqlite3_prepare_v2(gs_store_db(st), sql, -1, &q, NULL) != SQLITE_OK)
         return;
     gs_chart_bind_src(q, c);
@@ -204,6 +234,10 @@ static void proc_table(FILE *out, struct gs_store *st, const struct gs_chart *c)
         fprintf(out, "</td><td>%s</td><td>", sqlite3_column_text(q, 7) ? (const char *)sqlite3_column_text(q, 7) : "");
         if (sqlite3_column_type(q, 6) != SQLITE_NULL)
             fprintf(out, "%.0f MiB", sqlite3_column_double(q, 6));
+        if (sqlite3_column_type(q, 9) != SQLITE_NULL) /* PyTorch's view, from the Python hook */
+            fprintf(out, "<br><small>PyTorch: max allocated %lld MiB, reserved up to %lld MiB, %lld retries, "
+                    "%lld OOMs</small>", sqlite3_column_int64(q, 9), sqlite3_column_int64(q, 10),
+                    sqlite3_column_int64(q, 11), sqlite3_column_int64(q, 12));
         fprintf(out, "</td><td>%s</td><td>%s</td><td>%.12s</td><td><code>", gs_rfc3339(sqlite3_column_int64(q, 4), a, sizeof(a)),
                 gs_rfc3339(sqlite3_column_int64(q, 5), b, sizeof(b)), sqlite3_column_text(q, 8));
         esc(out, (const char *)sqlite3_column_text(q, 3));
@@ -219,8 +253,12 @@ static void event_table(FILE *out, const struct gs_chart *c)
     fputs("<h2>Events</h2><table><tr><th>time</th><th>GPU</th><th>what</th></tr>\n", out);
     for (unsigned i = 0; i < c->nmarks; i++) {
         const struct gs_mark *m = &c->marks[i];
-        fprintf(out, "<tr><td>%s</td><td>%s%d</td><td>%s ", gs_rfc3339(m->t, ts, sizeof(ts)), m->gpu < 0 ? "all" : "",
-                m->gpu < 0 ? 0 : m->gpu, m->kind);
+        fprintf(out, "<tr><td>%s</td><td>", gs_rfc3339(m->t, ts, sizeof(ts)));
+        if (m->gpu < 0)
+            fputs("all", out);
+        else
+            fprintf(out, "%d", m->gpu);
+        fprintf(out, "</td><td>%s ", m->kind);
         if (!strcmp(m->kind, "xid"))
             fprintf(out, "%lld", (long long)m->code);
         esc(out, m->text);
@@ -231,51 +269,49 @@ static void event_table(FILE *out, const struct gs_chart *c)
     fputs("</table>\n", out);
 }
 
+static const char css[] =
+    "body{font-family:system-ui,sans-serif;margin:16px 24px;color:#222;background:#fff}"
+    "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}"
+    "th{background:#eee}.note{font-size:12px;color:#555}.approx{cursor:help}"
+    ".chart,.heat{margin:4px 0 14px}.chart h3,.heat h3,.mult h3{font-size:14px;margin:6px 0 2px}"
+    "#gs-toggles{font-size:13px;position:sticky;top:0;background:#fff;padding:4px 0;z-index:2;"
+    "border-bottom:1px solid #eee}#gs-toggles label{margin-right:10px;white-space:nowrap;cursor:pointer}"
+    "#gs-toggles button{font-size:12px;margin-right:6px}"
+    "#gs-mult{display:grid;grid-template-columns:repeat(auto-fill,minmax(300px,1fr));gap:6px 14px}"
+    ".mult h3{font-weight:normal}.sw{display:inline-block;width:10px;height:10px;margin-right:3px}"
+    "#gs-tip{position:fixed;pointer-events:none;background:rgba(255,255,255,.96);border:1px solid #999;"
+    "padding:4px 6px;font-size:12px;display:none;z-index:5;white-space:nowrap;box-shadow:0 1px 4px rgba(0,0,0,.2)}"
+    "svg text{font-size:11px;fill:#333}.legend{font-size:12px}";
+
 void gs_report_html(FILE *out, struct gs_store *st, const struct gs_chart *c)
 {
-    char a[48], b[48], lbl[32];
+    char a[48], b[48];
     unsigned n = c->sum.ngpus;
-    size_t all = (size_t)n * c->w;
-    double slow = 0, limit = 0;
-    for (unsigned i = 0; i < n; i++) {
-        if (!isnan(c->sum.g[i].temp_slowdown_c) && (slow == 0 || c->sum.g[i].temp_slowdown_c < slow))
-            slow = c->sum.g[i].temp_slowdown_c;
-        if (!isnan(c->sum.g[i].power_limit_w) && c->sum.g[i].power_limit_w > limit)
-            limit = c->sum.g[i].power_limit_w;
-    }
-    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>gpuscope report</title>\n"
-            "<style>body{font-family:sans-serif;margin:24px;color:#222;background:#fff}"
-            "table{border-collapse:collapse;font-size:13px}td,th{border:1px solid #ccc;padding:3px 6px;text-align:left}"
-            "th{background:#eee}figure{margin:8px 0}figcaption{font-weight:bold;font-size:14px}"
-            ".legend{font-size:13px}</style></head><body>\n<h1>gpuscope report</h1>\n<p>%s &ndash; %s, %u GPU%s, "
-            "sampled every %.3g s</p>\n", gs_rfc3339(c->from_ms, a, sizeof(a)), gs_rfc3339(c->to_ms, b, sizeof(b)), n,
-            n == 1 ? "" : "s", c->sum.interval_ms / 1000.0);
+    fprintf(out, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+            "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+            "style-src 'unsafe-inline'; img-src data:\">"
+            "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">"
+            "<title>gpuscope report</title>\n<style>%s</style></head><body>\n<h1>gpuscope report</h1>\n"
+            "<p>%s &ndash; %s, %u GPU%s, sampled every %.3g s</p>\n"
+            "<noscript><p class=\"note\">The charts are drawn by the script inside this file (nothing is fetched); "
+            "with scripts off, the tables below hold the figures.</p></noscript>\n", css,
+            gs_rfc3339(c->from_ms, a, sizeof(a)), gs_rfc3339(c->to_ms, b, sizeof(b)), n, n == 1 ? "" : "s",
+            c->sum.interval_ms / 1000.0);
     summary_table(out, c);
-    fputs("<h2>Charts</h2>\n", out);
-    legend(out, c);
-    chart(out, c, "GPU utilization", "%", c->v[GS_M_UTIL], n, 100, 0, NULL);
-    chart(out, c, "Memory used", "MiB", c->v[GS_M_MEM], n, series_max(c->v[GS_M_MEM], all) * 1.1, 0, NULL);
-    snprintf(lbl, sizeof(lbl), "slowdown %.0f &deg;C", slow);
-    chart(out, c, "Temperature", "&deg;C", c->v[GS_M_TEMP], n, fmax(series_max(c->v[GS_M_TEMP], all), slow) * 1.1,
-          slow, lbl);
-    snprintf(lbl, sizeof(lbl), "limit %.0f W", limit);
-    chart(out, c, "Power", "W", c->v[GS_M_POWER], n, fmax(series_max(c->v[GS_M_POWER], all), limit) * 1.1, limit, lbl);
-    chart(out, c, "SM clock", "MHz", c->v[GS_M_SM], n, series_max(c->v[GS_M_SM], all) * 1.1, 0, NULL);
-    chart(out, c, "Memory clock", "MHz", c->v[GS_M_MEMCLK], n, series_max(c->v[GS_M_MEMCLK], all) * 1.1, 0, NULL);
-    chart(out, c, "PCIe TX", "MB/s", c->v[GS_M_TX], n, series_max(c->v[GS_M_TX], all) * 1.1, 0, NULL);
-    chart(out, c, "PCIe RX", "MB/s", c->v[GS_M_RX], n, series_max(c->v[GS_M_RX], all) * 1.1, 0, NULL);
-    if (c->nprocs) {
-        fputs("<p class=\"legend\">", out);
-        for (unsigned p = 0; p < c->nprocs; p++) {
-            fprintf(out, "<span style=\"color:%s\">&#9632;</span> ", colors[p % 8]);
-            esc(out, c->proc_label[p]);
-            fputs(" &nbsp; ", out);
-        }
-        fputs("</p>\n", out);
-        chart(out, c, "GPU memory per process", "MiB", c->pmem, c->nprocs,
-              series_max(c->pmem, (size_t)c->nprocs * c->w) * 1.1, 0, NULL);
-    }
+    fputs("<h2>Charts</h2>\n<div id=\"gs-toggles\"></div>\n", out);
+    for (size_t m = 0; m < NMETRICS; m++)
+        fprintf(out, "<div class=\"chart\" data-metric=\"%s\"></div>\n", metrics[m].key);
+    if (c->nprocs)
+        fputs("<div class=\"chart\" data-metric=\"procs\"></div>\n", out);
+    fputs("<h2>Heatmaps</h2>\n<div class=\"heat\" data-metric=\"util\"></div>\n<div class=\"heat\" data-metric=\"mem\">"
+          "</div>\n<div class=\"heat\" data-metric=\"temp\"></div>\n<h2>Per GPU</h2>\n<p class=\"legend\"><span class=\"sw\" "
+          "style=\"background:#1f77b4\"></span>utilization <span class=\"sw\" style=\"background:#ff7f0e\"></span>memory "
+          "used, % of the GPU's total; red bands: that GPU's slowdowns</p>\n<div id=\"gs-mult\"></div>\n", out);
     proc_table(out, st, c);
     event_table(out, c);
-    fputs("<p><small>Generated by gpuscope report. Times are local (RFC 3339 with zone).</small></p></body></html>\n", out);
+    fputs("<p><small>Generated by gpuscope report. Times are local to the machine that made it (RFC 3339 with zone); "
+          "red bands: HW/thermal slowdown or power brake; red lines: Xids, lost GPUs; blue dashed lines: annotations.</small></p>"
+          "<div id=\"gs-tip\"></div>\n", out);
+    data_json(out, c);
+    fprintf(out, "<script>\n%s</script>\n</body></html>\n", gs_report_js);
 }

@@ -18,6 +18,8 @@ static void spark(FILE *out, const float *v, unsigned w, double ymax, bool utf8)
             continue;
         }
         int k = (int)lround(fmin(fmax(v[b] / (ymax > 0 ? ymax : 1), 0), 1) * 8);
+        if (k == 0 && v[b] > 0)
+            k = 1; /* a small value is not nothing: memory at 5 % of 80 GiB still shows */
         if (utf8)
             fputs(blocks[k], out);
         else
@@ -53,9 +55,14 @@ void gs_report_term(FILE *out, const struct gs_chart *c, bool utf8)
             fprintf(out, "  %-8s %6.0f%-3s ", rows[r].label, ymax, rows[r].unit);
             spark(out, v, c->w, ymax, utf8);
         }
-        fprintf(out, "  mean util %.1f %%, p95 %.0f %%, peak memory %.0f MiB, peak temp %.0f C, energy %.3f kWh, "
-                "idle %.2f GPU-h, Xids %u\n", s->util_mean, s->util_p95, s->mem_peak_mib, s->temp_peak_c,
-                s->energy_j / 3.6e6, s->idle_h, s->xids);
+        char ebuf[32];
+        fprintf(out, "  mean util %.1f %%, p95 %s%.0f %%, peak memory %.0f MiB, peak temp %.0f C, energy %s%s, "
+                "idle %.2f GPU-h, Xids %u\n", s->util_mean, s->util_p95_from_rollups ? (utf8 ? "\u2248" : "~") : "",
+                s->util_p95, s->mem_peak_mib, s->temp_peak_c, gs_fmt_energy(s->energy_j, ebuf, sizeof(ebuf)),
+                s->energy_estimated ? " (from power)" : "", s->idle_h, s->xids);
+        if (s->util_p95_from_rollups)
+            fprintf(out, "  (%s p95: where only one-minute rollups remain, the p95 of the minute means)\n",
+                    utf8 ? "\u2248" : "~");
         for (int bit = 1; bit < 16; bit++) {
             if (s->throttled_s[bit] <= 0)
                 continue;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * store.c - opening the history database: default path, the recorder lock,
+ * store.c - opening the history database: default path (made 0600 in 0700
+ * directories), the recorder lock (one writer per file, by its identity),
  * pragmas (WAL, synchronous=NORMAL), the versioned schema and its migrations,
  * and SQLite errors turned into sentences that name the file and what to do.
  */
@@ -14,7 +15,10 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
+
+#include "core/paths.h"
 
 /* ---- schema: migrations[i] brings a database from version i to i + 1 ---------- */
 static const char *const migrations[] = {
@@ -82,6 +86,18 @@ static const char *const migrations[] = {
     " UNION ALL SELECT t, proc, gpu, n, gpu_mem_avg_mib, gpu_mem_max_mib, sm_avg_pct, mem_util_avg_pct,"
     " cpu_avg_dpct, rss_avg_mib FROM proc_rollup"
     " WHERE t <= (SELECT coalesce(min(t), 9223372036854000000) FROM proc_sample) - 60000;",
+    /* 2 -> 3: PyTorch's caching allocator per process and GPU, from gpuscope's Python hook
+     * (written with the process samples, kept as long as the rollups); each process's peak
+     * GPU memory over every tick (the process samples are every 5 s) */
+    "CREATE TABLE proc_torch(t INTEGER NOT NULL, proc INTEGER NOT NULL, gpu INTEGER NOT NULL,"
+    " allocated_mib, reserved_mib, inactive_split_mib, max_allocated_mib, alloc_retries, ooms,"
+    " PRIMARY KEY(t, proc, gpu)) WITHOUT ROWID;"
+    "ALTER TABLE proc ADD COLUMN gpu_mem_peak_mib INTEGER;",
+    /* 3 -> 4: profiling metrics (NVML GPM): per GPU (gi -1) and per MIG GPU instance, activity in
+     * per mille (0-1000) and throughput in kB/s, NULL = no value; rows only where a value exists */
+    "CREATE TABLE prof_sample(t INTEGER NOT NULL, gpu INTEGER NOT NULL, gi INTEGER NOT NULL,"
+    " gr_pm, sm_pm, occupancy_pm, tensor_pm, dram_pm, fp64_pm, fp32_pm, fp16_pm, pcie_tx_kbs, pcie_rx_kbs,"
+    " nvlink_tx_kbs, nvlink_rx_kbs, PRIMARY KEY(t, gpu, gi)) WITHOUT ROWID;",
 };
 #define NMIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GS_STORE_SCHEMA_VERSION,
@@ -143,20 +159,11 @@ int gs_store_exec(struct gs_store *st, const char *sql, struct gs_err *err)
 
 int gs_store_default_path(char *buf, size_t len)
 {
-    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-    int n;
-    if (geteuid() == 0 && !getenv("GPUSCOPE_DB_USER_PATHS"))
-        n = snprintf(buf, len, "/var/lib/gpuscope/history.db");
-    else if (xdg && xdg[0] == '/')
-        n = snprintf(buf, len, "%s/gpuscope/history.db", xdg);
-    else if (home && home[0])
-        n = snprintf(buf, len, "%s/.local/state/gpuscope/history.db", home);
-    else
-        return -1;
-    return n > 0 && (size_t)n < len ? 0 : -1;
+    return gs_path_history_db(buf, len); /* one decision for every reader (core/paths.h) */
 }
 
-/* mkdir -p of the directory holding path. */
+/* mkdir -p of the directory holding path; directories it makes are 0700
+ * (the database holds command lines). */
 static void mkdir_parents(const char *path)
 {
     char dir[1024];
@@ -168,39 +175,80 @@ static void mkdir_parents(const char *path)
     for (char *p = dir + 1; *p; p++) {
         if (*p == '/') {
             *p = '\0';
-            mkdir(dir, 0755);
+            mkdir(dir, 0700);
             *p = '/';
         }
     }
-    mkdir(dir, 0755);
+    mkdir(dir, 0700);
 }
 
-/* The recorder lock: flock on "<db>.lock" holding our PID. */
+/* Who holds a flock on the file (dev, ino): its PID from /proc/locks
+ * ("1: FLOCK  ADVISORY  WRITE 1234 fd:01:5678 0 EOF"), 0 when unknown. */
+static long store_lock_holder(dev_t dev, ino_t ino)
+{
+    FILE *f = fopen("/proc/locks", "re");
+    char line[256];
+    long pid = 0;
+    if (!f)
+        return 0;
+    while (!pid && fgets(line, sizeof(line), f)) {
+        char type[16];
+        long p;
+        unsigned maj, min;
+        unsigned long long i;
+        if (sscanf(line, "%*d: %15s %*s %*s %ld %x:%x:%llu", type, &p, &maj, &min, &i) == 5 &&
+            !strcmp(type, "FLOCK") && maj == major(dev) && min == minor(dev) && i == (unsigned long long)ino)
+            pid = p;
+    }
+    fclose(f);
+    return pid;
+}
+
+/* A database others can read holds their command lines too: say so (the mode
+ * of a file the operator made is theirs to choose; gpuscope makes it 0600). */
+static void store_warn_mode(const struct gs_store *st, const struct stat *sb)
+{
+    if (sb->st_mode & S_IROTH)
+        fprintf(stderr, "gpuscope record: warning: %s is readable by every user, and it holds the command lines "
+                        "of GPU processes: chmod o-r %s (and its -wal and -shm files)\n",
+                st->path, st->path);
+}
+
+/* The recorder lock: flock(2) on the database file itself, so that every name
+ * it has (symlinks, hard links, relative paths) shares the one lock; it dies
+ * with the process. The file is created 0600 when absent (SQLite gives its
+ * -wal and -shm files the same mode). The descriptor stays open until after
+ * SQLite closes the database: closing another descriptor of the file would
+ * drop SQLite's own POSIX locks. */
 static int store_lock(struct gs_store *st, struct gs_err *err)
 {
-    char lpath[1100], buf[32] = "";
-    snprintf(lpath, sizeof(lpath), "%s.lock", st->path);
-    int fd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        gs_err_set(err, GS_E_PERMISSION, "history database %s: cannot create its lock file %s: %s", st->path,
-                   lpath, strerror(errno));
+    struct stat sb;
+    int fd = open(st->path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+    if (fd < 0 || fstat(fd, &sb) < 0) {
+        gs_err_set(err, GS_E_PERMISSION, "history database %s: cannot open it: %s", st->path, strerror(errno));
         gs_err_hint(err, "Make the file and its directory writable by this user (the -wal and -shm "
                          "files too), or choose another file with --db.");
+        if (fd >= 0)
+            close(fd);
         return -GS_E_PERMISSION;
     }
-    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-        ssize_t n = pread(fd, buf, sizeof(buf) - 1, 0);
-        buf[n > 0 ? n : 0] = '\0';
+    if (!S_ISREG(sb.st_mode)) {
         close(fd);
-        gs_err_set(err, GS_E_USAGE, "another gpuscope record (PID %ld) is already recording into %s",
-                   strtol(buf, NULL, 10), st->path);
-        gs_err_hint(err, "Stop it first, or record into another file with --db.");
+        return gs_err_set(err, GS_E_USAGE, "history database %s is not a regular file", st->path);
+    }
+    if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
+        long pid = store_lock_holder(sb.st_dev, sb.st_ino);
+        close(fd);
+        if (pid > 0)
+            gs_err_set(err, GS_E_USAGE, "another gpuscope record (PID %ld) is already recording into %s", pid,
+                       st->path);
+        else
+            gs_err_set(err, GS_E_USAGE, "another gpuscope record is already recording into %s", st->path);
+        gs_err_hint(err, "Stop it first, or record into another file with --db (a symlink or hard link to the "
+                         "same file is the same database).");
         return -GS_E_USAGE;
     }
-    int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-    if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, (size_t)n, 0) != n) {
-        /* the lock itself holds; the PID is only for the message */
-    }
+    store_warn_mode(st, &sb);
     st->lock_fd = fd;
     return 0;
 }
@@ -319,6 +367,7 @@ uint64_t gs_store_bytes_used(struct gs_store *st)
     return (uint64_t)((v[0] - v[1]) * v[2]);
 }
 
+#ifdef GS_TESTING
 void gs_store_debug_full(struct gs_store *st, bool on)
 {
     char sql[64];
@@ -329,13 +378,15 @@ void gs_store_debug_full(struct gs_store *st, bool on)
     /* max_page_count never goes below the current page count: "1" caps it there. */
     sqlite3_exec(st->db, sql, NULL, NULL, NULL);
 }
+#endif
 
 void gs_store_close(struct gs_store *st)
 {
     if (!st)
         return;
     sqlite3_stmt *stmts[] = { st->ins_sample, st->ins_psample, st->ins_event, st->ins_proc,
-                              st->end_proc, st->upd_proc_gpus };
+                              st->end_proc, st->upd_proc_gpus, st->ins_torch, st->upd_proc_peak,
+                              st->ins_prof };
     for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
         sqlite3_finalize(stmts[i]);
     if (st->db)

@@ -11,6 +11,7 @@
  *                completes, kept after the samples age out
  *   proc         process lifetimes; proc_sample: per-process readings;
  *                proc_rollup: their one-minute min/avg/max
+ *   prof_sample  profiling metrics (NVML GPM) per GPU and per MIG GPU instance
  *   event        Xid, throttle on/off, GPU lost/back, ECC/remap changes, marks
  *   baseline     saved per-GPU distributions (`gpuscope baseline save`)
  * Times are integers: milliseconds since the Unix epoch (UTC).
@@ -28,7 +29,7 @@
 #include "core/err.h"
 #include "core/model.h"
 
-#define GS_STORE_SCHEMA_VERSION 2
+#define GS_STORE_SCHEMA_VERSION 4
 
 /* Bits of sample.bad: that column's NULL is an error (or the GPU is lost). */
 enum gs_col {
@@ -54,8 +55,8 @@ struct gs_store_opts {
 
 struct gs_store;
 
-/* Default database path: /var/lib/gpuscope/history.db for root, else
- * $XDG_STATE_HOME/gpuscope/history.db or ~/.local/state/gpuscope/history.db. */
+/* Default database path: gs_path_history_db() (core/paths.h), the one decision
+ * that doctor shares. */
 int gs_store_default_path(char *buf, size_t len);
 
 /* Open (creating the directory, file and schema as needed, migrating an older
@@ -85,8 +86,10 @@ int gs_store_finish(struct gs_store *st, int64_t t_ms, struct gs_err *err);
 
 /* Bytes used by the database (pages in use x page size). */
 uint64_t gs_store_bytes_used(struct gs_store *st);
-/* Test hook: cap the file at its current size (SQLITE_FULL on the next growth). */
+#ifdef GS_TESTING
+/* Test hook, in test builds only: cap the file at its current size (SQLITE_FULL on the next growth). */
 void gs_store_debug_full(struct gs_store *st, bool on);
+#endif
 
 /* Map an SQLite failure to err: what happened to `path` and what to do. */
 int gs_store_sqlerr(struct gs_err *err, int rc, const char *path, const char *doing);
@@ -99,7 +102,10 @@ int64_t gs_now_ms(void);
 const char *gs_rfc3339(int64_t t_ms, char *buf, size_t len);
 /* Parse "90s", "15m", "2h", "3d", "1w" (or plain seconds) into ms. */
 int gs_parse_duration_ms(const char *s, int64_t *ms);
-/* Parse an RFC 3339 / "YYYY-MM-DD[ HH:MM[:SS]]" local time, "now", or "-2h". */
+/* Parse an RFC 3339 / "YYYY-MM-DD[ HH:MM[:SS]]" local time, "now", "-2h" or "@EPOCH".
+ * Out-of-range fields (month 13, February 30, offset +25:00), trailing junk and a local
+ * time inside a daylight-saving gap are refused; why (may be NULL) then says what and why. */
+int gs_parse_time_why(const char *s, int64_t now_ms, int64_t *ms, char *why, size_t whylen);
 int gs_parse_time_ms(const char *s, int64_t now_ms, int64_t *ms);
 /* Parse "10G", "500MiB", "1T" into bytes. */
 int gs_parse_size(const char *s, uint64_t *bytes);

@@ -29,7 +29,7 @@ int gs_store_rollup_range(struct gs_store *st, int64_t from_ms, int64_t to_ms, s
  * full-resolution rows with t < cutoff (cutoff on a minute boundary). */
 static int rollup_before(struct gs_store *st, int64_t cutoff, struct gs_err *err)
 {
-    char sql[160];
+    char sql[256];
     int64_t ts = INT64_MAX;
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(st->db, "SELECT min(t) FROM sample", -1, &q, NULL) == SQLITE_OK) {
@@ -39,8 +39,9 @@ static int rollup_before(struct gs_store *st, int64_t cutoff, struct gs_err *err
     }
     if (gs_store_exec(st, "BEGIN IMMEDIATE", err) < 0)
         return -err->code;
-    snprintf(sql, sizeof(sql), "DELETE FROM sample WHERE t < %lld; DELETE FROM proc_sample WHERE t < %lld; COMMIT;",
-             (long long)cutoff, (long long)cutoff);
+    snprintf(sql, sizeof(sql), "DELETE FROM sample WHERE t < %lld; DELETE FROM proc_sample WHERE t < %lld;"
+             " DELETE FROM prof_sample WHERE t < %lld; COMMIT;",
+             (long long)cutoff, (long long)cutoff, (long long)cutoff);
     int64_t from = ts == INT64_MAX ? cutoff : (ts / MINUTE_MS) * MINUTE_MS;
     if ((from < cutoff && gs_store_rollup_range(st, from, cutoff, err) < 0) || gs_store_exec(st, sql, err) < 0) {
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
@@ -86,10 +87,11 @@ static int oldest(struct gs_store *st, const char *table, int64_t *t)
 
 static int expire_rollups(struct gs_store *st, int64_t cutoff, struct gs_err *err)
 {
-    char sql[256];
+    char sql[512];
     snprintf(sql, sizeof(sql), "BEGIN IMMEDIATE; DELETE FROM rollup WHERE t < %lld; DELETE FROM proc_rollup WHERE t < %lld;"
+             " DELETE FROM proc_torch WHERE t < %lld;"
              " DELETE FROM event WHERE t < %lld; DELETE FROM proc WHERE coalesce(end_t, last_t) < %lld; COMMIT;",
-             (long long)cutoff, (long long)cutoff, (long long)cutoff, (long long)cutoff);
+             (long long)cutoff, (long long)cutoff, (long long)cutoff, (long long)cutoff, (long long)cutoff);
     int rc = gs_store_exec(st, sql, err);
     if (rc < 0)
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);

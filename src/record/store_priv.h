@@ -22,6 +22,10 @@ struct gs_store_gpu {
     uint64_t ecc_sbe, ecc_dbe, remap_corr, remap_unc, retired;
     uint64_t health_known;  /* bit per counter above */
     uint64_t xid_count;
+    /* throttle time (violation counters): previous reading, ns not yet written, last write */
+    uint64_t viol_prev[GS_VIOL_COUNT], viol_acc[GS_VIOL_COUNT];
+    uint32_t viol_known;    /* bit per counter */
+    int64_t viol_flush_t;
 };
 
 /* A process seen by the writer: (pid, start time) -> proc.id. */
@@ -33,6 +37,8 @@ struct gs_store_proc {
     uint32_t gpus;          /* bit per gpu.id it used */
     uint32_t gpus_written;
     bool live;
+    uint64_t peak_mib, peak_written; /* GPU memory summed over its GPUs: the largest of every tick */
+    uint64_t tick_mib;               /* this tick's sum so far */
 };
 
 struct gs_store {
@@ -41,6 +47,8 @@ struct gs_store {
     struct gs_store_opts o;
     int lock_fd;                       /* flock'ed side file, -1 if none */
     sqlite3_stmt *ins_sample, *ins_psample, *ins_event, *ins_proc, *end_proc, *upd_proc_gpus;
+    sqlite3_stmt *ins_torch, *upd_proc_peak;
+    sqlite3_stmt *ins_prof;            /* prof_sample (profiling metrics, area 10c) */
     struct gs_store_gpu gpus[GS_STORE_MAX_GPUS];
     unsigned ngpus;
     struct gs_store_proc *procs;       /* open-addressing table */
@@ -50,7 +58,9 @@ struct gs_store {
     int64_t last_maint_ms;
     int64_t roll_from;                 /* oldest sample time not rolled up yet (INT64_MAX: none) */
     int64_t last_t;
-    bool debug_full;                   /* test hook: every tick needs pages it cannot get */
+    bool debug_full;                   /* test hook: every tick needs pages it cannot get (set in
+                                        * GS_TESTING builds only; the member is in every build, as a
+                                        * struct's layout never depends on GS_TESTING) */
 };
 
 /* One-minute rollups: the select lists (the row's minute is t / 60000). The

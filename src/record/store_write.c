@@ -27,6 +27,10 @@ int gs_store_prepare_writer(struct gs_store *st, struct gs_err *err)
           " container_id, pod_uid, ppid) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)" },
         { offsetof(struct gs_store, end_proc), "UPDATE proc SET last_t = ?2, end_t = ?3 WHERE id = ?1" },
         { offsetof(struct gs_store, upd_proc_gpus), "UPDATE proc SET gpus = ?2, last_t = ?3 WHERE id = ?1" },
+        { offsetof(struct gs_store, ins_torch), "INSERT OR REPLACE INTO proc_torch VALUES(?,?,?,?,?,?,?,?,?)" },
+        { offsetof(struct gs_store, upd_proc_peak), "UPDATE proc SET gpu_mem_peak_mib = ?2 WHERE id = ?1" },
+        { offsetof(struct gs_store, ins_prof),
+          "INSERT OR REPLACE INTO prof_sample VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
     };
     char sql[160];
     for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++) {
@@ -198,6 +202,48 @@ static int write_sample(struct gs_store *st, int64_t t_ms, const struct gs_gpu *
     return step_reset(st, q, err);
 }
 
+/* ---- profiling metrics (GPM): one row per GPU and per MIG GPU instance with a value ---------- */
+
+/* Activity ratios as per mille, rates as kB/s; NULL where there is no value. Nothing if none has one. */
+static int write_prof_row(struct gs_store *st, int64_t t_ms, int gpu_id, int gi, const double *v,
+                          const uint8_t *status, struct gs_err *err)
+{
+    sqlite3_stmt *q = st->ins_prof;
+    bool any = false;
+    for (unsigned k = 0; k < GS_PROF_COUNT; k++)
+        any |= status[k] == GS_ST_OK;
+    if (!any)
+        return 0;
+    sqlite3_bind_int64(q, 1, t_ms);
+    sqlite3_bind_int(q, 2, gpu_id);
+    sqlite3_bind_int(q, 3, gi);
+    for (unsigned k = 0; k < GS_PROF_COUNT; k++) {
+        double x = k < GS_PROF_FIRST_RATE ? v[k] * 1000.0 : v[k] / 1000.0;
+        bind_opt(q, 4 + (int)k, status[k] == GS_ST_OK, (int64_t)(x + 0.5));
+    }
+    return step_reset(st, q, err);
+}
+
+static int write_prof(struct gs_store *st, int64_t t_ms, const struct gs_gpu *g, struct gs_store_gpu *sg,
+                      struct gs_err *err)
+{
+    uint8_t status[GS_PROF_COUNT];
+    uint32_t first[GS_MAX_MIG];
+    if (g->state == GS_GPU_LOST)
+        return 0;
+    for (unsigned k = 0; k < GS_PROF_COUNT; k++)
+        status[k] = g->s.status[GS_F_PROF_FIRST + k];
+    if (write_prof_row(st, t_ms, sg->id, -1, g->s.prof, status, err) < 0)
+        return -err->code;
+    unsigned n = g->s.status[GS_F_MIG_DEVICES] == GS_ST_OK ? gs_gpu_gpu_instances(g, first) : 0;
+    for (unsigned i = 0; i < n; i++) {
+        const struct gs_mig *m = &g->mig[first[i]];
+        if (write_prof_row(st, t_ms, sg->id, (int)m->gpu_instance_id, m->prof, m->prof_status, err) < 0)
+            return -err->code;
+    }
+    return 0;
+}
+
 /* ---- events from what changed ----------------------------------------------------- */
 static int diff_throttle(struct gs_store *st, int64_t t, const struct gs_sample *s, struct gs_store_gpu *sg,
                          struct gs_err *err)
@@ -235,6 +281,39 @@ static int diff_counter(struct gs_store *st, int64_t t, struct gs_store_gpu *sg,
     return 0;
 }
 
+/* Throttle time from the violation counters: "throttle_ns" events (code: enum
+ * gs_viol, value: ns since the previous event of that counter, text: its name).
+ * Written every 10 s, or at once when a HW limiter moved (rare and what matters),
+ * so a power-capped job does not add an event per tick. */
+static int diff_violations(struct gs_store *st, int64_t t, const struct gs_sample *s, struct gs_store_gpu *sg,
+                           struct gs_err *err)
+{
+    bool hw = false, any = false;
+    for (unsigned i = 0; i < GS_VIOL_COUNT; i++) {
+        if (!gs_sample_has(s, GS_F_VIOL_POWER + i))
+            continue;
+        uint64_t now = s->violation_ns[i];
+        if ((sg->viol_known >> i) & 1 && now > sg->viol_prev[i]) {
+            sg->viol_acc[i] += now - sg->viol_prev[i];
+            hw |= i == GS_VIOL_HW_THERMAL || i == GS_VIOL_HW_POWER_BRAKE;
+        }
+        any |= sg->viol_acc[i] > 0;
+        sg->viol_prev[i] = now; /* a reset (driver reload) restarts from the new value */
+        sg->viol_known |= 1u << i;
+    }
+    if (!any || (!hw && t - sg->viol_flush_t < 10000))
+        return 0;
+    for (unsigned i = 0; i < GS_VIOL_COUNT; i++) {
+        if (!sg->viol_acc[i])
+            continue;
+        if (gs_store_event(st, t, sg->id, "throttle_ns", i, (int64_t)sg->viol_acc[i], gs_viol_name(i), err) < 0)
+            return -err->code;
+        sg->viol_acc[i] = 0;
+    }
+    sg->viol_flush_t = t;
+    return 0;
+}
+
 static int diff_gpu(struct gs_store *st, int64_t t, const struct gs_gpu *g, struct gs_store_gpu *sg,
                     struct gs_err *err)
 {
@@ -250,7 +329,7 @@ static int diff_gpu(struct gs_store *st, int64_t t, const struct gs_gpu *g, stru
     }
     sg->state = g->state;
     sg->seen = true;
-    if (diff_throttle(st, t, s, sg, err) < 0 ||
+    if (diff_throttle(st, t, s, sg, err) < 0 || diff_violations(st, t, s, sg, err) < 0 ||
         diff_counter(st, t, sg, 0, gs_sample_has(s, GS_F_ECC_VOL_CORR), s->ecc_vol_corrected, &sg->ecc_sbe,
                      "ecc_sbe", err) < 0 ||
         diff_counter(st, t, sg, 1, gs_sample_has(s, GS_F_ECC_VOL_UNCORR), s->ecc_vol_uncorrected,
@@ -313,8 +392,26 @@ static int proc_new(struct gs_store *st, int64_t t, const struct gs_proc *p, int
     sp->pid = p->pid;
     sp->start_s = start_s;
     sp->gpus = sp->gpus_written = 0;
+    sp->peak_mib = sp->peak_written = sp->tick_mib = 0;
     st->procs_used++;
     return 0;
+}
+
+/* PyTorch's allocator figures (from the Python hook) with the process sample, in MiB. */
+static int write_torch(struct gs_store *st, int64_t t, const struct gs_proc *p, int64_t proc_id, int gpuid,
+                       struct gs_err *err)
+{
+    sqlite3_stmt *q = st->ins_torch;
+    sqlite3_bind_int64(q, 1, t);
+    sqlite3_bind_int64(q, 2, proc_id);
+    sqlite3_bind_int(q, 3, gpuid);
+    sqlite3_bind_int64(q, 4, (int64_t)(p->torch_allocated_bytes >> 20));
+    sqlite3_bind_int64(q, 5, (int64_t)(p->torch_reserved_bytes >> 20));
+    sqlite3_bind_int64(q, 6, (int64_t)(p->torch_inactive_split_bytes >> 20));
+    sqlite3_bind_int64(q, 7, (int64_t)(p->torch_max_allocated_bytes >> 20));
+    sqlite3_bind_int64(q, 8, (int64_t)p->torch_alloc_retries);
+    sqlite3_bind_int64(q, 9, (int64_t)p->torch_ooms);
+    return step_reset(st, q, err);
 }
 
 static int write_proc(struct gs_store *st, int64_t t, const struct gs_proc *p, int gpuid, bool with_procs,
@@ -329,8 +426,12 @@ static int write_proc(struct gs_store *st, int64_t t, const struct gs_proc *p, i
     sp->live = true;
     sp->last_t = t;
     sp->gpus |= 1u << (gpuid & 31);
+    if (gs_proc_has(p, GS_P_GPU_MEM))
+        sp->tick_mib += p->gpu_mem_bytes >> 20;
     if (!with_procs)
         return 0;
+    if (gs_proc_has(p, GS_P_TORCH) && write_torch(st, t, p, sp->id, gpuid, err) < 0)
+        return -err->code;
     sqlite3_stmt *q = st->ins_psample;
     sqlite3_bind_int64(q, 1, t);
     sqlite3_bind_int64(q, 2, sp->id);
@@ -350,6 +451,16 @@ static int sweep_procs(struct gs_store *st, int64_t t, struct gs_err *err)
         struct gs_store_proc *sp = &st->procs[i];
         if (!sp->id)
             continue;
+        if (sp->live && sp->tick_mib > sp->peak_mib)
+            sp->peak_mib = sp->tick_mib;
+        sp->tick_mib = 0;
+        if (sp->peak_mib > sp->peak_written) { /* the peak of every tick, not of the 5 s samples */
+            sqlite3_bind_int64(st->upd_proc_peak, 1, sp->id);
+            sqlite3_bind_int64(st->upd_proc_peak, 2, (int64_t)sp->peak_mib);
+            if (step_reset(st, st->upd_proc_peak, err) < 0)
+                return -err->code;
+            sp->peak_written = sp->peak_mib;
+        }
         if (sp->live && sp->gpus != sp->gpus_written) {
             sqlite3_bind_int64(st->upd_proc_gpus, 1, sp->id);
             sqlite3_bind_int64(st->upd_proc_gpus, 2, sp->gpus);
@@ -372,16 +483,18 @@ static int sweep_procs(struct gs_store *st, int64_t t, struct gs_err *err)
     return 0;
 }
 
-/* Deleting from an open-addressing table breaks probe chains: rehash in place. */
-static void procs_rehash(struct gs_store *st)
+/* Deleting from an open-addressing table breaks probe chains: rehash into a
+ * new table. 0, or -1 out of memory (the table is then unusable: the tick
+ * rolls back, and procs_restore() puts the one from before it back). */
+static int procs_rehash(struct gs_store *st)
 {
     unsigned cap = st->procs_cap;
     struct gs_store_proc *old = st->procs;
     if (!cap)
-        return;
+        return 0;
     struct gs_store_proc *n = calloc(cap, sizeof(*n));
     if (!n)
-        return;
+        return -1;
     for (unsigned i = 0; i < cap; i++) {
         if (!old[i].id)
             continue;
@@ -392,6 +505,7 @@ static void procs_rehash(struct gs_store *st)
     }
     free(old);
     st->procs = n;
+    return 0;
 }
 
 static int write_events(struct gs_store *st, int64_t t, const struct gs_snapshot *snap, struct gs_err *err)
@@ -425,7 +539,8 @@ static int write_tick_body(struct gs_store *st, int64_t t, const struct gs_snaps
         if (k < 0)
             return k;
         struct gs_store_gpu *sg = &st->gpus[k];
-        if (diff_gpu(st, t, g, sg, err) < 0 || write_sample(st, t, g, sg, err) < 0)
+        if (diff_gpu(st, t, g, sg, err) < 0 || write_sample(st, t, g, sg, err) < 0 ||
+            write_prof(st, t, g, sg, err) < 0)
             return -err->code;
         for (uint32_t p = 0; p < g->nprocs; p++)
             if (write_proc(st, t, &g->procs[p], sg->id, with_procs, err) < 0)
@@ -437,8 +552,8 @@ static int write_tick_body(struct gs_store *st, int64_t t, const struct gs_snaps
     if (sweep_procs(st, t, err) < 0)
         return -err->code;
     ended = st->procs_used != before;
-    if (ended)
-        procs_rehash(st);
+    if (ended && procs_rehash(st) < 0)
+        return gs_err_set(err, GS_E_NOMEM, "out of memory for the process table");
     return 0;
 }
 
@@ -497,6 +612,19 @@ static void roll_minutes(struct gs_store *st, int64_t t_ms)
     st->roll_from = t_ms;
 }
 
+/* Test builds only (gs_store_debug_full): a tick that needs pages the capped file cannot give. */
+static int debug_fill(struct gs_store *st, struct gs_err *err)
+{
+#ifdef GS_TESTING
+    if (st->debug_full)
+        return gs_store_exec(st, "INSERT OR REPLACE INTO meta VALUES('fault', zeroblob(262144))", err);
+#else
+    (void)st;
+    (void)err;
+#endif
+    return 0;
+}
+
 int gs_store_write_tick(struct gs_store *st, int64_t t_ms, const struct gs_snapshot *snap, bool with_procs,
                         struct gs_err *err)
 {
@@ -508,8 +636,7 @@ int gs_store_write_tick(struct gs_store *st, int64_t t_ms, const struct gs_snaps
         return -err->code;
     if (gs_store_exec(st, "BEGIN IMMEDIATE", err) < 0)
         return -err->code;
-    if (write_tick_body(st, t_ms, snap, with_procs, err) < 0 ||
-        (st->debug_full && gs_store_exec(st, "INSERT OR REPLACE INTO meta VALUES('fault', zeroblob(262144))", err) < 0) ||
+    if (write_tick_body(st, t_ms, snap, with_procs, err) < 0 || debug_fill(st, err) < 0 ||
         gs_store_exec(st, "COMMIT", err) < 0) {
         sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
         memcpy(st->gpus, saved, sizeof(saved));

@@ -2,7 +2,8 @@
 /*
  * summary.c - what a stretch of history adds up to, per GPU: mean and p95
  * utilization, peaks, energy (from the energy counter deltas), idle hours,
- * time throttled per reason (from throttle on/off events), Xids. Shared by
+ * time throttled per reason (the violation counters where recorded, else the
+ * throttle on/off events), Xids. Shared by
  * report and run: whole minutes from the one-minute rollups, the rest and
  * utilization from the samples (load_aggregates says which figure from where).
  */
@@ -24,6 +25,28 @@ static uint32_t meta_interval(sqlite3 *db)
         sqlite3_finalize(q);
     }
     return v;
+}
+
+/* Where the violation counters were recorded ("throttle_ns" events), the time
+ * per reason is theirs: exact, short slowdowns included, instead of the sampled
+ * on/off transitions. Counter -> reason bit: power -> SW power cap, thermal ->
+ * SW thermal, sync boost, HW thermal, HW power brake. */
+static void throttle_time_exact(sqlite3 *db, int gpu, int64_t from_ms, int64_t to_ms, double out_s[16])
+{
+    static const int bit_of[GS_VIOL_COUNT] = { 2, 5, 4, -1, -1, -1, 6, 7 };
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(db, "SELECT code, sum(value) FROM event WHERE gpu = ?1 AND t >= ?2 AND t < ?3 AND"
+                           " kind = 'throttle_ns' GROUP BY code", -1, &q, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int(q, 1, gpu);
+    sqlite3_bind_int64(q, 2, from_ms);
+    sqlite3_bind_int64(q, 3, to_ms);
+    while (sqlite3_step(q) == SQLITE_ROW) {
+        int v = sqlite3_column_int(q, 0);
+        if (v >= 0 && v < GS_VIOL_COUNT && bit_of[v] >= 0)
+            out_s[bit_of[v]] = sqlite3_column_double(q, 1) / 1e9;
+    }
+    sqlite3_finalize(q);
 }
 
 void gs_throttle_time(struct gs_store *st, int gpu, int64_t from_ms, int64_t to_ms, double out_s[16])
@@ -70,7 +93,9 @@ void gs_throttle_time(struct gs_store *st, int gpu, int64_t from_ms, int64_t to_
     for (int b = 0; b < 16; b++)
         if (on_since[b] >= 0)
             out_s[b] += (double)(to_ms - on_since[b]) / 1000.0;
+    throttle_time_exact(db, gpu, from_ms, to_ms, out_s);
 }
+
 
 static struct gs_gpu_summary *by_id(struct gs_summary *s, int id)
 {
@@ -290,4 +315,33 @@ int gs_summarize(struct gs_store *st, int64_t from_ms, int64_t to_ms, uint64_t g
         }
     }
     return 0;
+}
+
+const char *gs_fmt_energy(double j, char *buf, size_t len)
+{
+    const char *unit = "J";
+    double v = j;
+    if (isnan(j)) {
+        snprintf(buf, len, "-");
+        return buf;
+    }
+    if (fabs(j) >= 1e6) {
+        v = j / 3.6e6;
+        unit = "kWh";
+    } else if (fabs(j) >= 999.5) {
+        v = j / 1e3;
+        unit = "kJ";
+    }
+    if (v == 0) {
+        snprintf(buf, len, "0 %s", unit);
+        return buf;
+    }
+    /* three significant digits: round there, then print the decimals that are left */
+    int mag = (int)floor(log10(fabs(v)));
+    double scale = pow(10, 2 - mag);
+    v = round(v * scale) / scale;
+    mag = (int)floor(log10(fabs(v))); /* 999.7 rounds to 1000 */
+    int dec = mag >= 2 ? 0 : 2 - mag;
+    snprintf(buf, len, "%.*f %s", dec, v, unit);
+    return buf;
 }

@@ -7,6 +7,9 @@
 #include "record/store.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,66 +63,172 @@ int gs_parse_duration_ms(const char *s, int64_t *ms)
     return 0;
 }
 
-int gs_parse_time_ms(const char *s, int64_t now_ms, int64_t *ms)
+/* ---- times ---------------------------------------------------------------------------- */
+static bool leap_year(int y)
+{
+    return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+}
+
+static int days_in_month(int y, int m)
+{
+    static const int d[12] = { 31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+    return m == 2 && leap_year(y) ? 29 : d[m - 1];
+}
+
+/* Exactly n digits at *p (advanced); -1 if not. */
+static int digits(const char **p, int n)
+{
+    int v = 0;
+    for (int i = 0; i < n; i++, (*p)++) {
+        if (!isdigit((unsigned char)**p))
+            return -1;
+        v = v * 10 + (**p - '0');
+    }
+    return v;
+}
+
+#define WHY(...) (why ? (void)snprintf(why, whylen, __VA_ARGS__) : (void)0, -1)
+
+/* A local wall time to an instant. A time the local zone skips (a daylight-saving gap)
+ * is refused; one it repeats (the hour after the change back) is its first occurrence. */
+static int local_to_epoch(const struct tm *want, time_t *out, char *why, size_t whylen)
+{
+    time_t found[2];
+    int nfound = 0;
+    for (int dst = 0; dst <= 1; dst++) {
+        struct tm tm = *want, back;
+        tm.tm_isdst = dst;
+        errno = 0;
+        time_t t = mktime(&tm);
+        if (t == (time_t)-1 && errno)
+            continue;
+        localtime_r(&t, &back);
+        if (back.tm_year == want->tm_year && back.tm_mon == want->tm_mon && back.tm_mday == want->tm_mday &&
+            back.tm_hour == want->tm_hour && back.tm_min == want->tm_min && back.tm_sec == want->tm_sec &&
+            (nfound == 0 || found[0] != t))
+            found[nfound++] = t;
+    }
+    if (nfound == 0) {
+        /* the offsets on either side of the gap, for the message */
+        struct tm tm = *want, a, b;
+        tm.tm_isdst = -1;
+        time_t t = mktime(&tm);
+        time_t before = t - 86400 / 4, after = t + 86400 / 4;
+        localtime_r(&before, &a);
+        localtime_r(&after, &b);
+        long jump = (b.tm_gmtoff - a.tm_gmtoff) / 60;
+        const char *tz = getenv("TZ");
+        return WHY("%04d-%02d-%02d %02d:%02d does not exist in the local time zone%s%s%s: the clocks skip "
+                   "forward %ld min there (%s to %s); give a time outside the gap or an explicit offset "
+                   "(e.g. %+03ld:%02ld)", want->tm_year + 1900, want->tm_mon + 1, want->tm_mday, want->tm_hour,
+                   want->tm_min, tz ? " (TZ=" : "", tz ? tz : "", tz ? ")" : "", jump, a.tm_zone ? a.tm_zone : "?",
+                   b.tm_zone ? b.tm_zone : "?", a.tm_gmtoff / 3600, labs(a.tm_gmtoff / 60 % 60));
+    }
+    *out = nfound == 2 && found[1] < found[0] ? found[1] : found[0];
+    return 0;
+}
+
+/* "YYYY-MM-DD[( |T)HH:MM[:SS[.fff]]][Z|±HH:MM|±HHMM|±HH]" */
+static int parse_date_time(const char *s, int64_t *ms, char *why, size_t whylen)
+{
+    const char *p = s;
+    int y = digits(&p, 4), mo, d, h = 0, mi = 0, sec = 0, frac_ms = 0;
+    if (y < 0 || *p++ != '-' || (mo = digits(&p, 2)) < 0 || *p++ != '-' || (d = digits(&p, 2)) < 0)
+        return WHY("expected YYYY-MM-DD (a 4-digit year, 2-digit month and day)");
+    if (y < 1970)
+        return WHY("year %d is before 1970", y);
+    if (mo < 1 || mo > 12)
+        return WHY("month %02d is out of range (01-12)", mo);
+    if (d < 1 || d > days_in_month(y, mo))
+        return WHY("%04d-%02d has %d days, so day %02d does not exist", y, mo, days_in_month(y, mo), d);
+    if (*p == 'T' || *p == 't' || *p == ' ') {
+        p++;
+        if ((h = digits(&p, 2)) < 0 || *p++ != ':' || (mi = digits(&p, 2)) < 0)
+            return WHY("expected HH:MM after the date");
+        if (*p == ':') {
+            p++;
+            if ((sec = digits(&p, 2)) < 0)
+                return WHY("expected 2-digit seconds after HH:MM:");
+            if (*p == '.' || *p == ',') {
+                int scale = 100;
+                if (!isdigit((unsigned char)p[1]))
+                    return WHY("expected digits after the decimal point of the seconds");
+                for (p++; isdigit((unsigned char)*p); p++, scale /= 10)
+                    frac_ms += (*p - '0') * scale;
+            }
+        }
+        if (h > 23)
+            return WHY("hour %02d is out of range (00-23)", h);
+        if (mi > 59)
+            return WHY("minute %02d is out of range (00-59)", mi);
+        if (sec > 59)
+            return WHY("second %02d is out of range (00-59%s)", sec, sec == 60 ? "; leap seconds are not stored" : "");
+    }
+    struct tm tm = { .tm_year = y - 1900, .tm_mon = mo - 1, .tm_mday = d, .tm_hour = h, .tm_min = mi, .tm_sec = sec };
+    time_t t;
+    if (*p == 'Z' || *p == 'z') {
+        p++;
+        t = timegm(&tm);
+    } else if (*p == '+' || *p == '-') {
+        int sign = *p == '-' ? -1 : 1, oh, om = 0;
+        const char *o = ++p;
+        if ((oh = digits(&p, 2)) < 0)
+            return WHY("expected a zone offset such as +02:00 after '%c'", sign < 0 ? '-' : '+');
+        if (*p == ':')
+            p++;
+        if (isdigit((unsigned char)*p) && (om = digits(&p, 2)) < 0)
+            return WHY("expected 2-digit offset minutes in '%.6s'", o - 1);
+        if (oh > 23 || om > 59)
+            return WHY("zone offset %c%02d:%02d is out of range (-23:59 to +23:59)", sign < 0 ? '-' : '+', oh, om);
+        t = timegm(&tm) - sign * (oh * 3600L + om * 60L);
+    } else if (*p == '\0') {
+        if (local_to_epoch(&tm, &t, why, whylen) < 0)
+            return -1;
+    } else {
+        return WHY("unexpected '%.12s' after the %s", p, h || mi || sec ? "time" : "date");
+    }
+    if (*p)
+        return WHY("unexpected '%.12s' after the zone offset", p);
+    if (t < 0)
+        return WHY("the time is before 1970-01-01T00:00:00Z");
+    *ms = (int64_t)t * 1000 + frac_ms;
+    return 0;
+}
+
+int gs_parse_time_why(const char *s, int64_t now_ms, int64_t *ms, char *why, size_t whylen)
 {
     int64_t d;
+    if (why && whylen)
+        why[0] = '\0';
+    if (!s || !*s)
+        return WHY("empty time");
     if (!strcmp(s, "now")) {
         *ms = now_ms;
         return 0;
     }
-    if (s[0] == '-' && gs_parse_duration_ms(s + 1, &d) == 0) {
+    if (s[0] == '-' && !isdigit((unsigned char)s[1]))
+        return WHY("expected a duration after '-', e.g. -2h");
+    if (s[0] == '-') {
+        if (gs_parse_duration_ms(s + 1, &d) < 0)
+            return WHY("'%s' is not a duration (90s, 15m, 2h, 3d, 1w)", s + 1);
         *ms = now_ms - d;
         return 0;
     }
     if (s[0] == '@') { /* @EPOCH_SECONDS */
         char *end;
+        errno = 0;
         double v = strtod(s + 1, &end);
-        if (end == s + 1 || *end)
-            return -1;
-        *ms = (int64_t)(v * 1000);
+        if (end == s + 1 || *end || errno || !(v >= 0 && v < 253402300800.0))
+            return WHY("expected @ and seconds since 1970 (e.g. @1714521600)");
+        *ms = (int64_t)llround(v * 1000);
         return 0;
     }
-    struct tm tm = { 0 };
-    int y, mo, da, h = 0, mi = 0, n = 0;
-    double sec = 0;
-    if (sscanf(s, "%d-%d-%d%n", &y, &mo, &da, &n) != 3)
-        return -1;
-    const char *p = s + n;
-    if (*p == 'T' || *p == ' ') {
-        int k = 0;
-        if (sscanf(p + 1, "%d:%d%n", &h, &mi, &k) != 2)
-            return -1;
-        p += 1 + k;
-        if (*p == ':') {
-            char *end;
-            sec = strtod(p + 1, &end);
-            p = end;
-        }
-    }
-    tm.tm_year = y - 1900;
-    tm.tm_mon = mo - 1;
-    tm.tm_mday = da;
-    tm.tm_hour = h;
-    tm.tm_min = mi;
-    tm.tm_sec = (int)sec;
-    tm.tm_isdst = -1;
-    time_t t;
-    if (*p == 'Z' || *p == '+' || *p == '-') {
-        long off = 0;
-        if (*p != 'Z') {
-            int oh, om;
-            if (sscanf(p + 1, "%d:%d", &oh, &om) != 2)
-                return -1;
-            off = (oh * 3600L + om * 60L) * (*p == '-' ? -1 : 1);
-        }
-        t = timegm(&tm) - off;
-    } else if (*p == '\0') {
-        t = mktime(&tm);
-    } else {
-        return -1;
-    }
-    *ms = (int64_t)t * 1000 + (int64_t)((sec - (int)sec) * 1000);
-    return 0;
+    return parse_date_time(s, ms, why, whylen);
+}
+
+int gs_parse_time_ms(const char *s, int64_t now_ms, int64_t *ms)
+{
+    return gs_parse_time_why(s, now_ms, ms, NULL, 0);
 }
 
 int gs_parse_size(const char *s, uint64_t *bytes)

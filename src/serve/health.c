@@ -16,12 +16,13 @@
 
 #include "core/err.h"
 #include "health/health.h"
+#include "lib/vec.h"
 
 struct gs_prom_health_run {
     struct gs_health *h;
     struct gs_findings f;
     struct gs_prom_health *v;   /* the latest evaluation, compact */
-    uint32_t n, cap;
+    size_t n, cap;
     uint64_t first_ns;
     int64_t eval_ms;            /* engine time of the latest evaluation, -1: none */
 };
@@ -62,12 +63,11 @@ void gs_prom_health_free(struct gs_prom_health_run *r)
 
 static int compact(struct gs_prom_health_run *r)
 {
-    if (r->cap < r->f.n) {
-        struct gs_prom_health *v = realloc(r->v, r->f.n * sizeof(*v));
+    if (r->f.n > r->cap) { /* (no findings: nothing allocated) */
+        struct gs_prom_health *v = gs_vec_grow(r->v, &r->cap, r->f.n, sizeof(*v));
         if (!v)
-            return -GS_E_NOMEM;
+            return -GS_E_NOMEM; /* the latest list stays whole */
         r->v = v;
-        r->cap = (uint32_t)r->f.n;
     }
     for (size_t i = 0; i < r->f.n; i++) {
         const struct gs_finding *f = &r->f.v[i];
@@ -77,7 +77,7 @@ static int compact(struct gs_prom_health_run *r)
         x->severity = f->severity;
         snprintf(x->code, sizeof(x->code), "%s", f->code);
     }
-    r->n = (uint32_t)r->f.n;
+    r->n = r->f.n;
     return 0;
 }
 
@@ -92,12 +92,13 @@ int gs_prom_health_tick(struct gs_prom_health_run *r, const struct gs_snapshot *
         return 0;
     r->eval_ms = t_ms;
     gs_health_add(r->h, snap, t_ms);
-    gs_health_eval(r->h, &r->f);
+    if (gs_health_eval(r->h, &r->f) < 0)
+        return -GS_E_NOMEM; /* findings lost: keep the latest whole list rather than publish a cut one */
     return compact(r);
 }
 
 const struct gs_prom_health *gs_prom_health_list(const struct gs_prom_health_run *r, uint32_t *n)
 {
-    *n = r->n;
+    *n = (uint32_t)r->n;
     return r->v;
 }

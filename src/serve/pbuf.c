@@ -1,8 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * pbuf.c - the exporter's growable buffer (see pbuf.h). Doubles its capacity
- * so a rendering that is about the same size every tick stops allocating
- * after the first one.
+ * pbuf.c - the exporter's growable buffer (see pbuf.h). It grows by the one
+ * growth policy (lib/vec.h, gs_vec_grow: doubling), so a rendering that is
+ * about the same size every tick stops allocating after the first one.
+ *
+ * Why a byte buffer of its own rather than a gs_vec of bytes: it is a string
+ * builder (always NUL-terminated, printf-style appends) whose failure is
+ * sticky, so the 100-odd appends of one rendering need no checks and the
+ * renderer asks gs_pbuf_ok() once. A gs_vec reports each failed push.
  */
 #include "serve/pbuf.h"
 
@@ -11,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "lib/vec.h"
 
 void gs_pbuf_init(struct gs_pbuf *b)
 {
@@ -47,16 +54,12 @@ bool gs_pbuf_grow(struct gs_pbuf *b, size_t n)
     size_t want = b->len + n + 1;
     if (want <= b->cap)
         return true;
-    size_t cap = b->cap ? b->cap : 256;
-    while (cap < want)
-        cap *= 2;
-    char *p = realloc(b->data, cap);
+    char *p = gs_vec_grow(b->data, &b->cap, want, 1);
     if (!p) {
-        b->failed = true;
+        b->failed = true; /* sticky: the renderer checks once, at the end */
         return false;
     }
     b->data = p;
-    b->cap = cap;
     return true;
 }
 

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "lib/vec.h"
+
 #define PODMAP_MISS_RESCAN_NS (5ull * 1000000000ull)
 #define PODMAP_RESCAN_NS (60ull * 1000000000ull)
 
@@ -22,7 +24,9 @@ struct podmap_ent {
 
 struct podmap_tab {
     struct podmap_ent *e;
-    unsigned n, cap;
+    unsigned n;
+    size_t cap;
+    unsigned lost;        /* entries of the last scan left out: out of memory */
 };
 
 struct gs_podmap {
@@ -30,6 +34,7 @@ struct gs_podmap {
     struct podmap_tab pods, ctrs;
     bool scanned;
     bool missed;          /* a lookup failed since the last scan */
+    bool lost_logged;     /* the last scan's out-of-memory was logged */
     uint64_t last_scan_ns;
 };
 
@@ -50,6 +55,7 @@ static void podmap_tab_clear(struct podmap_tab *t)
         free(t->e[i].b);
     }
     t->n = 0;
+    t->lost = 0;
 }
 
 void gs_podmap_free(struct gs_podmap *pm)
@@ -68,19 +74,17 @@ static int podmap_cmp(const void *x, const void *y)
     return strcmp(((const struct podmap_ent *)x)->key, ((const struct podmap_ent *)y)->key);
 }
 
-/* Add (key, a, b) taking the [ptr, len) slices; silently drops the entry on OOM. */
+/* Add (key, a, b) taking the [ptr, len) slices; on OOM the entry is counted in t->lost. */
 static void podmap_add(struct podmap_tab *t, const char *key, size_t klen, const char *a, size_t alen,
                        const char *b, size_t blen)
 {
-    if (t->n == t->cap) {
-        unsigned cap = t->cap ? t->cap * 2 : 32;
-        struct podmap_ent *e = realloc(t->e, cap * sizeof(*e));
-        if (!e)
-            return;
-        t->e = e;
-        t->cap = cap;
+    struct podmap_ent *e = gs_vec_grow(t->e, &t->cap, (size_t)t->n + 1, sizeof(*e));
+    if (!e) {
+        t->lost++;
+        return;
     }
-    struct podmap_ent *e = &t->e[t->n];
+    t->e = e;
+    e = &t->e[t->n];
     e->key = strndup(key, klen);
     e->a = strndup(a, alen);
     e->b = b ? strndup(b, blen) : NULL;
@@ -88,6 +92,7 @@ static void podmap_add(struct podmap_tab *t, const char *key, size_t klen, const
         free(e->key);
         free(e->a);
         free(e->b);
+        t->lost++;
         return;
     }
     t->n++;
@@ -146,8 +151,14 @@ static void podmap_scan(struct gs_podmap *pm, uint64_t now_ns)
     if (pm->ctrs.n)
         qsort(pm->ctrs.e, pm->ctrs.n, sizeof(*pm->ctrs.e), podmap_cmp);
     pm->scanned = true;
-    pm->missed = false;
     pm->last_scan_ns = now_ns;
+    /* Out of memory: entries are missing, so the next miss rescans in 5 s (not 60). */
+    unsigned lost = pm->pods.lost + pm->ctrs.lost;
+    pm->missed = lost != 0;
+    if (lost && !pm->lost_logged)
+        fprintf(stderr, "gpuscope serve: pod names: out of memory, %u entr%s of %s/var/log left out; "
+                        "rescanning\n", lost, lost == 1 ? "y" : "ies", pm->root);
+    pm->lost_logged = lost != 0;
 }
 
 void gs_podmap_tick(struct gs_podmap *pm, uint64_t now_ns)

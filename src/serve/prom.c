@@ -13,39 +13,7 @@
 #include <string.h>
 #include <strings.h>
 
-/* Length of the valid UTF-8 sequence starting at s (1-4), 0 if invalid
- * (truncated, overlong, surrogate, beyond U+10FFFF). s is NUL-terminated. */
-static unsigned prom_utf8_len(const unsigned char *s)
-{
-    unsigned char c = s[0];
-    if (c < 0x80)
-        return 1;
-    unsigned n;
-    unsigned char lo = 0x80, hi = 0xBF;
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (s[1] < lo || s[1] > hi)
-        return 0;
-    for (unsigned i = 2; i < n; i++)
-        if (s[i] < 0x80 || s[i] > 0xBF)
-            return 0;
-    return n;
-}
+#include "core/utf8.h"
 
 void gs_prom_escape_label(struct gs_pbuf *b, const char *s)
 {
@@ -54,7 +22,7 @@ void gs_prom_escape_label(struct gs_pbuf *b, const char *s)
         /* copy the longest run that needs no change in one go */
         const unsigned char *run = p;
         unsigned n;
-        while (*p && *p != '\\' && *p != '"' && *p != '\n' && (n = prom_utf8_len(p)) > 0)
+        while (*p && *p != '\\' && *p != '"' && *p != '\n' && (n = gs_utf8_seq_len(p)) > 0)
             p += n;
         if (p > run)
             gs_pbuf_add(b, (const char *)run, (size_t)(p - run));
@@ -180,4 +148,53 @@ int gs_prom_format_age(char *dst, unsigned cap, double age_s, enum gs_prom_forma
         return 0;
     }
     return n;
+}
+
+/* One family of the per-scrape block: header, then its samples ("name{l} v\n" lines). */
+static int prom_fmt_family(char *dst, size_t cap, const char *fam, const char *type, const char *help,
+                           const char *samples, enum gs_prom_format fmt)
+{
+    size_t n = strlen(fam);
+    if (fmt == GS_PROM_OPENMETRICS && !strcmp(type, "counter"))
+        n -= strlen("_total");
+    if (fmt == GS_PROM_OPENMETRICS)
+        return snprintf(dst, cap, "# TYPE %.*s %s\n# HELP %.*s %s\n%s", (int)n, fam, type, (int)n, fam, help,
+                        samples);
+    return snprintf(dst, cap, "# HELP %s %s\n# TYPE %s %s\n%s", fam, help, fam, type, samples);
+}
+
+int gs_prom_format_http(char *dst, unsigned cap, const struct gs_prom_http *h, enum gs_prom_format fmt)
+{
+    char s[5][192];
+    const char *conn = "gpuscope_exporter_http_connections";
+    const char *closed = "gpuscope_exporter_http_connections_closed_total";
+    const char *fail = "gpuscope_exporter_http_auth_failures_total";
+    const char *thr = "gpuscope_exporter_http_auth_throttled_total";
+    const char *chk = "gpuscope_exporter_http_auth_checks_total";
+    size_t len = 0;
+    int n;
+
+    snprintf(s[0], sizeof(s[0]), "%s %u\n", conn, h->open);
+    snprintf(s[1], sizeof(s[1]), "%s{reason=\"request_deadline\"} %llu\n%s{reason=\"connection_limit\"} %llu\n",
+             closed, (unsigned long long)h->deadline_closed, closed, (unsigned long long)h->evicted);
+    snprintf(s[2], sizeof(s[2]), "%s %llu\n", fail, (unsigned long long)h->auth_failed);
+    snprintf(s[3], sizeof(s[3]), "%s %llu\n", thr, (unsigned long long)h->auth_throttled);
+    snprintf(s[4], sizeof(s[4]), "%s %llu\n", chk, (unsigned long long)h->auth_checks);
+    const char *fams[5][3] = {
+        { conn, "gauge", "HTTP connections open at scrape time." },
+        { closed, "counter", "HTTP connections the exporter closed to protect itself, by reason." },
+        { fail, "counter", "Requests answered 401 (missing or wrong credentials)." },
+        { thr, "counter", "Requests answered 429 because password checks were over their budget." },
+        { chk, "counter", "Passwords checked with bcrypt (the others were answered from memory)." },
+    };
+    for (int i = 0; i < 5; i++) {
+        n = prom_fmt_family(dst + len, cap - len, fams[i][0], fams[i][1], fams[i][2], s[i], fmt);
+        if (n < 0 || (size_t)n >= cap - len) {
+            if (cap)
+                dst[0] = '\0';
+            return 0;
+        }
+        len += (size_t)n;
+    }
+    return (int)len;
 }

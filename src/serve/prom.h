@@ -20,6 +20,7 @@
 #include "serve/pbuf.h"
 
 struct gs_podmap;
+struct gs_k8s_map;
 
 enum gs_prom_format {
     GS_PROM_TEXT = 0,        /* text/plain; version=0.0.4 */
@@ -35,6 +36,9 @@ struct gs_prom_opts {
     const char *hostname;        /* its value (NODE_NAME or the host name); borrowed */
     bool process_cmdline;        /* add the full command line as label `cmdline` (may hold secrets) */
     struct gs_podmap *podmap;    /* pod UID -> namespace/name, container id -> name; NULL: none */
+    /* pods from the kubelet (gs_prom_self.kube.map), as dcgm-exporter's options: */
+    bool virtual_gpus;           /* --kubernetes-virtual-gpus: a series per pod sharing a GPU, vgpu label */
+    bool gpu_id_device_name;     /* --kubernetes-gpu-id-type=device-name: devices are "nvidia<index>" */
 };
 
 /* Xid events on one GPU with one code, accumulated by the exporter (serve/xid.c). */
@@ -48,7 +52,8 @@ struct gs_prom_xid {
 /* The exporter's Xid tally: entries sorted by (gpu, xid). Single-threaded. */
 struct gs_prom_xid_tally {
     struct gs_prom_xid *v;
-    uint32_t n, cap;
+    uint32_t n;
+    size_t cap;
     uint64_t seq;     /* events counted so far */
     uint64_t dropped; /* events lost (the snapshot's list overflowed, or out of memory) */
 };
@@ -90,6 +95,15 @@ struct gs_prom_self {
     bool health_on;                /* the health engine runs: render its families */
     const struct gs_prom_health *health; /* active findings, worst first; may be NULL */
     uint32_t nhealth;
+    struct gs_prom_kube {               /* the kubelet's pod-resources as this tick saw them */
+        bool on;                        /* the lookup runs: render the gpuscope_kubelet_* families */
+        const struct gs_k8s_map *map;   /* the pod map in use (the last good one), NULL: pods from processes */
+        double map_age_s;               /* seconds since the List call that produced map */
+        bool up;                        /* the latest List call succeeded */
+        uint64_t refreshes, errors;     /* List calls made, and failed */
+        double duration_s;              /* wall time of the latest call */
+        double cpu_s;                   /* CPU time of the refresher thread, in total */
+    } kube;
 };
 
 struct gs_prom;
@@ -107,6 +121,20 @@ int gs_prom_render(struct gs_prom *r, struct gs_pbuf *out, const struct gs_snaps
 /* The per-scrape family gpuscope_exporter_last_sample_age_seconds, written into
  * dst (NUL-terminated); returns its length (0 if cap is too small). */
 int gs_prom_format_age(char *dst, unsigned cap, double age_s, enum gs_prom_format fmt);
+
+/* The HTTP side's own figures, rendered per scrape after the age line. */
+struct gs_prom_http {
+    uint32_t open;             /* connections open now */
+    uint64_t deadline_closed;  /* closed: the request did not arrive whole within --timeout */
+    uint64_t evicted;          /* closed to make room at --max-connections */
+    uint64_t auth_failed;      /* answered 401 */
+    uint64_t auth_throttled;   /* answered 429: password checks over their budget */
+    uint64_t auth_checks;      /* bcrypt checks done (the rest answered from memory) */
+};
+
+/* gpuscope_exporter_http_* families into dst (NUL-terminated); returns the
+ * length (0 if cap is too small). */
+int gs_prom_format_http(char *dst, unsigned cap, const struct gs_prom_http *h, enum gs_prom_format fmt);
 
 /* Append s as the inside of a quoted label value: \ -> \\, " -> \", newline ->
  * \n, and every byte that is not part of valid UTF-8 -> U+FFFD (Prometheus

@@ -5,6 +5,7 @@
  * fans, processes, info, exporter health). Contents:
  *   2. family headers and sample lines (text 0.0.4 vs OpenMetrics)
  *   3. label sets (per GPU, per process, pod labels)
+ *   3b. pods from the kubelet: label sets per sharing pod, per-pod values, pod info
  *   4. families driven by tables, then the hand-written ones
  *   5. gs_prom_render()
  */
@@ -16,6 +17,9 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/vendor.h"
+#include "k8s/podres.h"
+#include "lib/vec.h"
 #include "serve/podmap.h"
 #include "serve/prom_int.h"
 #include "version.h"
@@ -24,17 +28,29 @@
 
 /* ---- the renderer ------------------------------------------------------------------- */
 
+/* One set of pod labels on a GPU's DCGM series (strings borrowed from the
+ * kubelet's map or the podmap, valid for one rendering). */
+struct prom_podlab {
+    const char *ns, *pod;
+    const char *container; /* NULL: not one container */
+    const char *vgpu;      /* replica of a shared GPU (--kubernetes-virtual-gpus), or NULL */
+    size_t off;            /* its labels in prom_gpu_labels.sfx ("container=...,namespace=...,pod=...") */
+};
+
 struct prom_gpu_labels {
-    struct gs_pbuf dcgm; /* gpu="0",UUID=...,DCGM_FI_DRIVER_VERSION="..."[,container,namespace,pod] */
+    struct gs_pbuf dcgm; /* gpu="0",UUID=...,DCGM_FI_DRIVER_VERSION="...": the labels before the pods' */
     struct gs_pbuf own;  /* gpu="0",uuid="..." */
-    size_t dcgm_base;    /* length of dcgm before the pod labels */
-    const char *ns, *pod, *container; /* the GPU's pod labels (podmap strings), or NULL */
+    struct gs_pbuf sfx;  /* each pod label set, NUL-terminated, back to back */
+    struct prom_podlab *pl; /* npl pod label sets: a DCGM series per set; none: one series without */
+    unsigned npl;
+    size_t plcap;
+    bool pod_values;     /* per-pod GPU_UTIL / FB_USED can be told from the processes (virtual GPUs) */
 };
 
 struct gs_prom {
     struct gs_prom_opts o;
     struct prom_gpu_labels *gl; /* glcap entries */
-    uint32_t glcap;
+    size_t glcap;
     struct gs_pbuf tmp;         /* one process's label set while it is built */
     struct gs_pbuf plab;        /* all process label strings, back to back */
     size_t *poff;               /* poff[k] .. poff[k+1]: labels of process k */
@@ -42,6 +58,8 @@ struct gs_prom {
     /* during one render */
     struct gs_pbuf *out;
     enum gs_prom_format fmt;
+    const struct gs_k8s_map *kube_map; /* pods from the kubelet, or NULL: from processes */
+    struct prom_mig *mig;       /* MIG GPU instances' label sets (prom_mig.c) */
 };
 
 struct gs_prom *gs_prom_new(const struct gs_prom_opts *opts)
@@ -51,6 +69,10 @@ struct gs_prom *gs_prom_new(const struct gs_prom_opts *opts)
         return NULL;
     r->o = *opts;
     gs_pbuf_init(&r->plab);
+    if (!(r->mig = gs_prom_mig_new())) {
+        free(r);
+        return NULL;
+    }
     return r;
 }
 
@@ -58,11 +80,14 @@ void gs_prom_free(struct gs_prom *r)
 {
     if (!r)
         return;
-    for (uint32_t i = 0; i < r->glcap; i++) {
+    for (size_t i = 0; i < r->glcap; i++) {
         gs_pbuf_release(&r->gl[i].dcgm);
         gs_pbuf_release(&r->gl[i].own);
+        gs_pbuf_release(&r->gl[i].sfx);
+        free(r->gl[i].pl);
     }
     free(r->gl);
+    gs_prom_mig_free(r->mig);
     gs_pbuf_release(&r->plab);
     gs_pbuf_release(&r->tmp);
     free(r->poff);
@@ -81,11 +106,17 @@ static void prom_header(struct gs_prom *r, const struct prom_fam *f)
                      f->type == PT_COUNTER ? "counter" : "gauge");
         return;
     }
-    /* OpenMetrics: family name without the _total / _info sample suffix */
+    /* OpenMetrics: family name without the _total / _info sample suffix. A
+     * counter is one only where its samples can be named family + "_total"
+     * without renaming them (gpuscope's counters, and a DCGM name that ends in
+     * _total); DCGM's usual names (..._CONSUMPTION, ..._VOL_TOTAL) cannot, and
+     * "counter" with a bare sample name is not OpenMetrics: strict parsers
+     * (prometheus_client) reject the whole scrape. Those are "unknown". */
     size_t n = strlen(f->name);
     const char *type = "gauge";
-    if (f->type == PT_COUNTER && f->dcgm) {
-        type = "unknown"; /* DCGM counter names lack _total; "counter" would be invalid OM */
+    bool total = n > 6 && !strcmp(f->name + n - 6, "_total");
+    if (f->type == PT_COUNTER && !total) {
+        type = "unknown";
     } else if (f->type == PT_COUNTER) {
         type = "counter";
         n -= strlen("_total");
@@ -149,14 +180,20 @@ static void prom_sample(struct gs_prom *r, const char *name, const struct gs_pbu
 
 /* ---- 3. label sets ---------------------------------------------------------------------- */
 
-static void prom_label(struct gs_pbuf *b, const char *name, const char *value)
+/* name="value", after a ',' if the label set that starts at b[start] has labels already */
+static void prom_label_at(struct gs_pbuf *b, size_t start, const char *name, const char *value)
 {
-    if (b->len)
+    if (b->len > start)
         gs_pbuf_addc(b, ',');
     gs_pbuf_adds(b, name);
     gs_pbuf_add(b, "=\"", 2);
     gs_prom_escape_label(b, value);
     gs_pbuf_addc(b, '"');
+}
+
+static void prom_label(struct gs_pbuf *b, const char *name, const char *value)
+{
+    prom_label_at(b, 0, name, value);
 }
 
 /* A label only when its value is not empty (Prometheus: empty = absent). */
@@ -214,6 +251,96 @@ static bool prom_gpu_pod(struct gs_prom *r, const struct gs_gpu *g, struct prom_
     return found;
 }
 
+/* ---- 3b. pods from the kubelet ------------------------------------------------------------ */
+
+/* Add a pod label set to l: container (if one), namespace, pod, vgpu (if shared), in
+ * dcgm-exporter's order (attributes sorted by name). Out of memory fails l->sfx. */
+static void prom_add_podlab(struct prom_gpu_labels *l, const char *ns, const char *pod, const char *ctr,
+                            const char *vgpu)
+{
+    struct prom_podlab *pl = gs_vec_grow(l->pl, &l->plcap, (size_t)l->npl + 1, sizeof(*pl));
+    if (!pl) {
+        l->sfx.failed = true;
+        return;
+    }
+    l->pl = pl;
+    struct prom_podlab *p = &l->pl[l->npl++];
+    *p = (struct prom_podlab){ ns, pod, ctr && *ctr ? ctr : NULL, vgpu, l->sfx.len };
+    size_t start = l->sfx.len;
+    if (p->container)
+        prom_label_at(&l->sfx, start, "container", p->container);
+    prom_label_at(&l->sfx, start, "namespace", ns);
+    prom_label_at(&l->sfx, start, "pod", pod);
+    if (vgpu)
+        prom_label_at(&l->sfx, start, "vgpu", vgpu);
+    gs_pbuf_add(&l->sfx, "", 1); /* NUL: each set is a string of its own */
+}
+
+/* The processes on g and the pods they belong to: can a value per pod be told
+ * (every process visible, and each one's pod known or known to be none)? */
+static bool prom_pods_known(struct gs_prom *r, const struct gs_gpu *g)
+{
+    if (g->procs_status != GS_ST_OK)
+        return false;
+    for (uint32_t i = 0; i < g->nprocs; i++) {
+        const struct gs_proc *p = &g->procs[i];
+        struct prom_pod pp;
+        if (!gs_proc_has(p, GS_P_COMM))
+            return false; /* a PID /proc does not show (no hostPID): its pod is unknown */
+        if (!gs_proc_has(p, GS_P_POD) || !p->pod_uid[0])
+            continue;     /* a process outside Kubernetes */
+        prom_proc_pod(r, p, &pp);
+        if (!pp.pod)
+            return false; /* in a pod whose name the node's log directories do not give */
+    }
+    return true;
+}
+
+/* g's pod label sets from the kubelet, as dcgm-exporter makes them: the device's
+ * allocations (by UUID, or "nvidia<index>" with --kubernetes-gpu-id-type=device-name);
+ * without virtual GPUs only the last one the kubelet listed, as dcgm-exporter's map
+ * keeps it; with them each one, with its replica as vgpu. */
+static void prom_kube_podlabs(struct gs_prom *r, const struct gs_gpu *g, struct prom_gpu_labels *l)
+{
+    char dev[32];
+    const char *key = g->st.uuid;
+    unsigned n;
+    if (r->o.gpu_id_device_name) {
+        snprintf(dev, sizeof(dev), "nvidia%u", g->st.index);
+        key = dev;
+    }
+    const struct gs_k8s_alloc *a = gs_k8s_find(r->kube_map, key, &n);
+    if (!n)
+        return;
+    if (!r->o.virtual_gpus) {
+        prom_add_podlab(l, a[n - 1].ns, a[n - 1].pod, a[n - 1].container, NULL);
+        return;
+    }
+    for (unsigned i = 0; i < n; i++)
+        prom_add_podlab(l, a[i].ns, a[i].pod, a[i].container, a[i].vgpu);
+    l->pod_values = prom_pods_known(r, g);
+}
+
+/* The sum over pod (ns, pod)'s processes on g of field: SM utilization in %, or
+ * memory in MiB (each process's bytes / 1 MiB, as dcgm-exporter adds them). */
+static uint64_t prom_pod_value(struct gs_prom *r, const struct gs_gpu *g, const struct prom_podlab *pl,
+                               bool memory)
+{
+    uint64_t sum = 0;
+    for (uint32_t i = 0; i < g->nprocs; i++) {
+        const struct gs_proc *p = &g->procs[i];
+        struct prom_pod pp;
+        prom_proc_pod(r, p, &pp);
+        if (!pp.pod || strcmp(pp.pod, pl->pod) || strcmp(pp.ns, pl->ns))
+            continue;
+        if (memory && gs_proc_has(p, GS_P_GPU_MEM))
+            sum += p->gpu_mem_bytes / (1024 * 1024);
+        else if (!memory && gs_proc_has(p, GS_P_SM_UTIL))
+            sum += p->sm_util_pct;
+    }
+    return sum;
+}
+
 static void prom_gpu_labels(struct gs_prom *r, const struct gs_snapshot *snap, const struct gs_gpu *g,
                             struct prom_gpu_labels *l)
 {
@@ -232,19 +359,47 @@ static void prom_gpu_labels(struct gs_prom *r, const struct gs_snapshot *snap, c
         prom_label(&l->dcgm, r->o.hostname_label, r->o.hostname ? r->o.hostname : "");
     if (snap->sys.driver_version[0])
         prom_label(&l->dcgm, "DCGM_FI_DRIVER_VERSION", snap->sys.driver_version);
-    l->dcgm_base = l->dcgm.len;
-    l->ns = l->pod = l->container = NULL;
-    if (prom_gpu_pod(r, g, &pod)) {
-        if (pod.container)
-            prom_label(&l->dcgm, "container", pod.container);
-        prom_label(&l->dcgm, "namespace", pod.ns);
-        prom_label(&l->dcgm, "pod", pod.pod);
-        l->ns = pod.ns;
-        l->pod = pod.pod;
-        l->container = pod.container;
-    }
+    gs_pbuf_reset(&l->sfx);
+    l->npl = 0;
+    l->pod_values = false;
+    if (r->kube_map)
+        prom_kube_podlabs(r, g, l);
+    else if (prom_gpu_pod(r, g, &pod))
+        prom_add_podlab(l, pod.ns, pod.pod, pod.container, NULL);
     prom_label_u(&l->own, "gpu", g->st.index);
     prom_label(&l->own, "uuid", g->st.uuid);
+    if (gs_vendor_is_drm(&g->st)) { /* NVIDIA's series keep their labels (dcgm-exporter's users) */
+        char vendor[16];
+        size_t n = strlen(g->st.vendor);
+        for (size_t c = 0; c <= n && c < sizeof(vendor); c++)
+            vendor[c] = (char)(g->st.vendor[c] >= 'A' && g->st.vendor[c] <= 'Z' ? g->st.vendor[c] + 32 : g->st.vendor[c]);
+        vendor[sizeof(vendor) - 1] = '\0';
+        prom_label(&l->own, "vendor", vendor);
+        prom_label(&l->own, "driver", g->st.driver);
+    }
+}
+
+/* The comm label of a process /proc cannot show (another PID namespace, exited):
+ * from the driver's name for it, as the kernel makes comm: the base name of
+ * the executable, 15 bytes at most. Only the first word, so that arguments
+ * (which can hold secrets) never get in. */
+static const char *prom_driver_comm(const struct gs_proc *p, char out[16])
+{
+    if (!gs_proc_has(p, GS_P_NAME) || !p->name[0])
+        return NULL;
+    size_t word = strcspn(p->name, " \t");
+    const char *base = p->name;
+    for (size_t i = 0; i < word; i++)
+        if (p->name[i] == '/')
+            base = p->name + i + 1;
+    size_t n = (size_t)(p->name + word - base);
+    if (!n)
+        return NULL;
+    if (n > 15)
+        n = 15;
+    memcpy(out, base, n);
+    out[n] = '\0';
+    return out;
 }
 
 /* Append process p's label set to r->plab. */
@@ -252,7 +407,7 @@ static void prom_proc_labels(struct gs_prom *r, const struct gs_gpu *g, const st
 {
     struct gs_pbuf *b = &r->tmp;
     struct prom_pod pod;
-    char shortid[16];
+    char shortid[16], comm[16];
     const char *ctr = "";
 
     prom_proc_pod(r, p, &pod);
@@ -268,9 +423,13 @@ static void prom_proc_labels(struct gs_prom *r, const struct gs_gpu *g, const st
      * would be a third of their bytes; gpuscope_gpu_info joins it on gpu */
     prom_label_u(b, "gpu", g->st.index);
     prom_label_u(b, "pid", p->pid);
+    if (gs_proc_has(p, GS_P_MIG)) { /* the MIG instances it runs in */
+        prom_label_u(b, "gpu_instance_id", p->gpu_instance_id);
+        prom_label_u(b, "compute_instance_id", p->compute_instance_id);
+    }
     /* empty labels are left out: Prometheus treats label="" as no label, and
      * per-process series are most of the exposition's bytes */
-    prom_label_nz(b, "comm", host ? p->comm : NULL);
+    prom_label_nz(b, "comm", host ? p->comm : prom_driver_comm(p, comm));
     prom_label_nz(b, "user", gs_proc_has(p, GS_P_USER) ? p->user : NULL);
     prom_label_nz(b, "container", ctr);
     prom_label_nz(b, "pod", pod.pod);
@@ -285,25 +444,24 @@ static int prom_build_labels(struct gs_prom *r, const struct gs_snapshot *snap)
 {
     size_t nprocs = 0;
     if (snap->ngpus > r->glcap) {
-        struct prom_gpu_labels *gl = realloc(r->gl, snap->ngpus * sizeof(*gl));
+        size_t old = r->glcap;
+        struct prom_gpu_labels *gl = gs_vec_grow(r->gl, &r->glcap, snap->ngpus, sizeof(*gl));
         if (!gl)
             return -GS_E_NOMEM;
-        for (uint32_t i = r->glcap; i < snap->ngpus; i++) {
+        for (size_t i = old; i < r->glcap; i++) { /* every entry up to glcap is released */
+            memset(&gl[i], 0, sizeof(gl[i]));
             gs_pbuf_init(&gl[i].dcgm);
             gs_pbuf_init(&gl[i].own);
+            gs_pbuf_init(&gl[i].sfx);
         }
         r->gl = gl;
-        r->glcap = snap->ngpus;
     }
     for (uint32_t i = 0; i < snap->ngpus; i++)
         nprocs += snap->gpus[i].nprocs;
-    if (nprocs + 1 > r->poffcap) {
-        size_t *po = realloc(r->poff, (nprocs + 1) * sizeof(*po));
-        if (!po)
-            return -GS_E_NOMEM;
-        r->poff = po;
-        r->poffcap = nprocs + 1;
-    }
+    size_t *po = gs_vec_grow(r->poff, &r->poffcap, nprocs + 1, sizeof(*po));
+    if (!po)
+        return -GS_E_NOMEM;
+    r->poff = po;
     gs_pbuf_reset(&r->plab);
     size_t k = 0;
     for (uint32_t i = 0; i < snap->ngpus; i++) {
@@ -316,8 +474,10 @@ static int prom_build_labels(struct gs_prom *r, const struct gs_snapshot *snap)
     }
     r->poff[k] = r->plab.len;
     for (uint32_t i = 0; i < snap->ngpus; i++)
-        if (!gs_pbuf_ok(&r->gl[i].dcgm) || !gs_pbuf_ok(&r->gl[i].own))
+        if (!gs_pbuf_ok(&r->gl[i].dcgm) || !gs_pbuf_ok(&r->gl[i].own) || !gs_pbuf_ok(&r->gl[i].sfx))
             return -GS_E_NOMEM;
+    if (gs_prom_mig_labels(r, r->mig, snap) < 0)
+        return -GS_E_NOMEM;
     return gs_pbuf_ok(&r->plab) && gs_pbuf_ok(&r->tmp) ? 0 : -GS_E_NOMEM;
 }
 
@@ -333,19 +493,49 @@ static double prom_raw(const void *base, uint16_t off, uint8_t num)
     return (double)*(const uint64_t *)(const void *)p;
 }
 
+/* A DCGM family's samples of one GPU: one per pod label set (none: one without pod
+ * labels). With virtual GPUs, GPU_UTIL and FB_USED are dcgm-exporter's per-pod
+ * values instead: the device's series without pod labels, then each pod's share
+ * from its processes, where that can be told (prom_pods_known). */
+static void prom_dcgm_samples(struct gs_prom *r, const struct gs_gpu *g, const struct prom_gpu_labels *l,
+                              const struct prom_fam *f, double v, enum prom_fmt fmt)
+{
+    bool util = !strcmp(f->name, "DCGM_FI_DEV_GPU_UTIL"), mem = !strcmp(f->name, "DCGM_FI_DEV_FB_USED");
+    if (!l->npl || (r->o.virtual_gpus && r->kube_map && (util || mem))) {
+        prom_sample(r, f->name, &l->dcgm, NULL, v, fmt);
+        if (!l->npl || !l->pod_values)
+            return;
+        for (unsigned k = 0; k < l->npl; k++)
+            prom_sample(r, f->name, &l->dcgm, l->sfx.data + l->pl[k].off,
+                        (double)prom_pod_value(r, g, &l->pl[k], mem), PF_INT);
+        return;
+    }
+    for (unsigned k = 0; k < l->npl; k++)
+        prom_sample(r, f->name, &l->dcgm, l->sfx.data + l->pl[k].off, v, fmt);
+}
+
 /* A family read from a table row, over all GPUs; header only if some GPU has a value. */
 static void prom_table_family(struct gs_prom *r, const struct gs_snapshot *snap,
-                              const struct prom_desc *d, bool is_static)
+                              const struct prom_desc *d, bool is_static, bool drm_only)
 {
     bool started = false;
     for (uint32_t i = 0; i < snap->ngpus; i++) {
         const struct gs_gpu *g = &snap->gpus[i];
         const void *base;
+        /* DCGM names stay NVIDIA's; AMD and Intel have the same readings under gpuscope_* */
+        if ((d->fam.dcgm && gs_vendor_is_drm(&g->st)) || (drm_only && !gs_vendor_is_drm(&g->st)))
+            continue;
         if (is_static) {
             if (!gs_static_has(&g->st, (enum gs_sfield)d->field))
                 continue;
             base = &g->st;
         } else {
+            if (d->fam.dcgm && g->state == GS_GPU_OK && gs_prom_mig_split(g)) { /* per GPU instance */
+                bool have = gs_sample_has(&g->s, (enum gs_field)d->field);
+                gs_prom_mig_family(r, r->mig, i, g, d, have, have ? prom_raw(&g->s, d->off, d->num) * d->scale : 0,
+                                   &started);
+                continue;
+            }
             if (g->state != GS_GPU_OK || !gs_sample_has(&g->s, (enum gs_field)d->field))
                 continue;
             base = &g->s;
@@ -353,9 +543,11 @@ static void prom_table_family(struct gs_prom *r, const struct gs_snapshot *snap,
         if (!started)
             prom_header(r, &d->fam);
         started = true;
-        const struct gs_pbuf *l = d->fam.dcgm ? &r->gl[i].dcgm : &r->gl[i].own;
-        prom_sample(r, d->fam.name, l, NULL, prom_raw(base, d->off, d->num) * d->scale,
-                    (enum prom_fmt)d->fmt);
+        double v = prom_raw(base, d->off, d->num) * d->scale;
+        if (d->fam.dcgm)
+            prom_dcgm_samples(r, g, &r->gl[i], &d->fam, v, (enum prom_fmt)d->fmt);
+        else
+            prom_sample(r, d->fam.name, &r->gl[i].own, NULL, v, (enum prom_fmt)d->fmt);
     }
 }
 
@@ -363,7 +555,8 @@ static void prom_tables(struct gs_prom *r, const struct gs_snapshot *snap)
 {
     for (size_t t = 0; t < gs_prom_ntables; t++)
         for (size_t i = 0; i < gs_prom_tables[t].n; i++)
-            prom_table_family(r, snap, &gs_prom_tables[t].v[i], gs_prom_tables[t].is_static);
+            prom_table_family(r, snap, &gs_prom_tables[t].v[i], gs_prom_tables[t].is_static,
+                              gs_prom_tables[t].drm_only);
 }
 
 /* The latest Xid on GPU index gpu in the tally (0 if none). */
@@ -381,19 +574,22 @@ static uint32_t prom_xid_last(const struct gs_prom_self *self, uint32_t gpu)
 
 /* DCGM's label order: base labels, then attributes sorted by name:
  * container, err_code, err_msg, namespace, pod. */
-static void prom_xid_labels(struct gs_pbuf *b, const struct prom_gpu_labels *l, uint32_t xid)
+static void prom_xid_labels(struct gs_pbuf *b, const struct prom_gpu_labels *l, const struct prom_podlab *pl,
+                            uint32_t xid)
 {
     char code[16];
     gs_pbuf_reset(b);
-    gs_pbuf_add(b, l->dcgm.data ? l->dcgm.data : "", l->dcgm_base);
-    if (l->container)
-        prom_label(b, "container", l->container);
+    gs_pbuf_add(b, l->dcgm.data ? l->dcgm.data : "", l->dcgm.len);
+    if (pl && pl->container)
+        prom_label(b, "container", pl->container);
     snprintf(code, sizeof(code), "%u", xid);
     prom_label(b, "err_code", code);
     prom_label(b, "err_msg", gs_prom_xid_text(xid));
-    if (l->pod) {
-        prom_label(b, "namespace", l->ns);
-        prom_label(b, "pod", l->pod);
+    if (pl) {
+        prom_label(b, "namespace", pl->ns);
+        prom_label(b, "pod", pl->pod);
+        if (pl->vgpu)
+            prom_label(b, "vgpu", pl->vgpu);
     }
 }
 
@@ -415,8 +611,11 @@ static void prom_xid_gauge(struct gs_prom *r, const struct gs_snapshot *snap, co
         if (!started)
             prom_header(r, &f);
         started = true;
-        prom_xid_labels(&r->tmp, &r->gl[i], last);
-        prom_sample(r, f.name, &r->tmp, NULL, last, PF_INT);
+        const struct prom_gpu_labels *l = &r->gl[i];
+        for (unsigned k = 0; k < (l->npl ? l->npl : 1); k++) {
+            prom_xid_labels(&r->tmp, l, l->npl ? &l->pl[k] : NULL, last);
+            prom_sample(r, f.name, &r->tmp, NULL, last, PF_INT);
+        }
     }
 }
 
@@ -569,6 +768,65 @@ static void prom_gpu_health(struct gs_prom *r, const struct gs_snapshot *snap)
             prom_sample(r, np.name, &r->gl[i].own, NULL, snap->gpus[i].nprocs, PF_INT);
 }
 
+/* gpuscope_reading_age_seconds{field_group}: how old, at the sample's time,
+ * the readings handed on from an earlier tick are (the backend's read
+ * schedule, the PCIe worker); 0 when read in this sample. One series per GPU
+ * and group that has a value, so the set of series does not flicker. */
+#define PROM_AGE_END 0xff
+static void prom_reading_ages(struct gs_prom *r, const struct gs_snapshot *snap)
+{
+    static const struct prom_fam f = {
+        "gpuscope_reading_age_seconds",
+        "Age at the sample's time of readings handed on from an earlier sample (slow-changing "
+        "readings are read every 5 s), by field group; 0: read in this sample.",
+        PT_GAUGE, false, "seconds" };
+    static const struct {
+        const char *name;
+        uint8_t fields[8];
+    } groups[] = {
+        { "bar1", { GS_F_BAR1_TOTAL, GS_F_BAR1_USED, GS_F_BAR1_FREE, PROM_AGE_END } },
+        { "fan", { GS_F_FAN_SPEED, PROM_AGE_END } },
+        { "power_limits", { GS_F_POWER_LIMIT, GS_F_POWER_ENFORCED, PROM_AGE_END } },
+        { "pcie_link", { GS_F_PCIE_GEN, GS_F_PCIE_WIDTH, PROM_AGE_END } },
+        { "pcie_replay", { GS_F_PCIE_REPLAY, PROM_AGE_END } },
+        { "pcie_throughput", { GS_F_PCIE_TX, GS_F_PCIE_RX, PROM_AGE_END } },
+        { "ecc", { GS_F_ECC_MODE, GS_F_ECC_VOL_CORR, GS_F_ECC_VOL_UNCORR, GS_F_ECC_AGG_CORR,
+                   GS_F_ECC_AGG_UNCORR, PROM_AGE_END } },
+        { "retired_pages", { GS_F_RETIRED_SBE, GS_F_RETIRED_DBE, GS_F_RETIRED_PENDING, PROM_AGE_END } },
+        { "remapped_rows", { GS_F_REMAP_CORR, GS_F_REMAP_UNCORR, GS_F_REMAP_PENDING, GS_F_REMAP_FAILED,
+                             PROM_AGE_END } },
+        { "modes", { GS_F_PERSISTENCE, GS_F_COMPUTE_MODE, GS_F_MIG_MODE, GS_F_DISPLAY_ACTIVE,
+                     GS_F_DISPLAY_MODE, PROM_AGE_END } },
+    };
+    char extra[48];
+    bool started = false;
+
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        const struct gs_gpu *g = &snap->gpus[i];
+        if (g->state != GS_GPU_OK)
+            continue;
+        for (size_t k = 0; k < sizeof(groups) / sizeof(groups[0]); k++) {
+            uint32_t age = 0;
+            bool any = false;
+            for (size_t j = 0; j < 8 && groups[k].fields[j] != PROM_AGE_END; j++) {
+                enum gs_field fld = (enum gs_field)groups[k].fields[j];
+                if (!gs_sample_has(&g->s, fld))
+                    continue;
+                any = true;
+                if (gs_sample_age_ms(&g->s, fld) > age)
+                    age = gs_sample_age_ms(&g->s, fld);
+            }
+            if (!any)
+                continue;
+            if (!started)
+                prom_header(r, &f);
+            started = true;
+            snprintf(extra, sizeof(extra), "field_group=\"%s\"", groups[k].name);
+            prom_sample(r, f.name, &r->gl[i].own, extra, age / 1000.0, PF_G);
+        }
+    }
+}
+
 static void prom_gpu_info(struct gs_prom *r, const struct gs_snapshot *snap)
 {
     static const struct prom_fam f = { "gpuscope_gpu_info",
@@ -621,6 +879,25 @@ static const struct prom_pfam proc_fams[] = {
     { { "gpuscope_process_decoder_utilization_ratio", "Fraction of time the process used the decoder.",
         PT_GAUGE, false, "ratio" },
       GS_P_DEC_UTIL, POFF(dec_util_pct), PN_U32, PF_PCT },
+    /* framework memory: PyTorch's caching allocator, from gpuscope's Python hook (docs/PYHOOK.md) */
+    { { "gpuscope_process_torch_allocated_bytes", "Memory of live PyTorch tensors on the GPU (allocator's allocated).",
+        PT_GAUGE, false, "bytes" },
+      GS_P_TORCH, POFF(torch_allocated_bytes), PN_U64, PF_INT },
+    { { "gpuscope_process_torch_reserved_bytes", "GPU memory PyTorch's caching allocator holds: allocated plus its cache.",
+        PT_GAUGE, false, "bytes" },
+      GS_P_TORCH, POFF(torch_reserved_bytes), PN_U64, PF_INT },
+    { { "gpuscope_process_torch_inactive_split_bytes",
+        "Cached memory in split blocks that larger requests cannot use (fragmentation).", PT_GAUGE, false, "bytes" },
+      GS_P_TORCH, POFF(torch_inactive_split_bytes), PN_U64, PF_INT },
+    { { "gpuscope_process_torch_max_allocated_bytes", "Peak of PyTorch's allocated memory (since start or a reset).",
+        PT_GAUGE, false, "bytes" },
+      GS_P_TORCH, POFF(torch_max_allocated_bytes), PN_U64, PF_INT },
+    { { "gpuscope_process_torch_alloc_retries_total",
+        "Allocations that failed, freed the allocator's cache and were retried.", PT_COUNTER, false, NULL },
+      GS_P_TORCH, POFF(torch_alloc_retries), PN_U64, PF_INT },
+    { { "gpuscope_process_torch_ooms_total", "Out-of-memory errors PyTorch's allocator raised.", PT_COUNTER, false,
+        NULL },
+      GS_P_TORCH, POFF(torch_ooms), PN_U64, PF_INT },
 };
 
 static void prom_procs(struct gs_prom *r, const struct gs_snapshot *snap)
@@ -703,27 +980,192 @@ static void prom_self(struct gs_prom *r, const struct gs_prom_self *self)
     }
 }
 
+/* gpuscope_gpu_pod_info{gpu,uuid,namespace,pod,container[,vgpu],source} 1: every pod
+ * holding each GPU, whichever labels the DCGM series carry (on a shared GPU without
+ * virtual GPUs they name one pod; this names all). From the kubelet when its map is
+ * in use, else from the GPU's processes. */
+static void prom_pod_info_row(struct gs_prom *r, const struct prom_gpu_labels *l, const char *ns, const char *pod,
+                              const char *ctr, const char *vgpu, const char *source, bool *started)
+{
+    static const struct prom_fam f = { "gpuscope_gpu_pod_info",
+                                       "A Kubernetes container holding the GPU (value 1), from the kubelet's "
+                                       "pod-resources or else from the GPU's processes (source).",
+                                       PT_INFO, false, NULL };
+    struct gs_pbuf *b = &r->tmp;
+    if (!*started)
+        prom_header(r, &f);
+    *started = true;
+    gs_pbuf_reset(b);
+    prom_label(b, "namespace", ns);
+    prom_label(b, "pod", pod);
+    prom_label_nz(b, "container", ctr);
+    prom_label_nz(b, "vgpu", vgpu);
+    prom_label(b, "source", source);
+    prom_sample(r, f.name, &l->own, b->data, 1, PF_INT);
+}
+
+static void prom_pod_info(struct gs_prom *r, const struct gs_snapshot *snap)
+{
+    bool started = false;
+    char dev[32];
+    for (uint32_t i = 0; i < snap->ngpus; i++) {
+        const struct gs_gpu *g = &snap->gpus[i];
+        const struct prom_gpu_labels *l = &r->gl[i];
+        if (r->kube_map) {
+            unsigned n;
+            snprintf(dev, sizeof(dev), "nvidia%u", g->st.index);
+            const struct gs_k8s_alloc *a = gs_k8s_find(r->kube_map, r->o.gpu_id_device_name ? dev : g->st.uuid, &n);
+            for (unsigned k = 0; k < n; k++)
+                prom_pod_info_row(r, l, a[k].ns, a[k].pod, a[k].container, a[k].vgpu, "kubelet", &started);
+            for (uint32_t c = 0; gs_prom_mig_split(g) && c < g->nmig; c++) { /* its MIG devices' (area 10c) */
+                bool first = !c || g->mig[c - 1].gpu_instance_id != g->mig[c].gpu_instance_id;
+                snprintf(dev, sizeof(dev), "nvidia%u/gi%u", g->st.index, g->mig[c].gpu_instance_id);
+                for (int key = first ? 0 : 1; key < 2; key++) { /* GKE's name once per GPU instance */
+                    a = gs_k8s_find(r->kube_map, key ? g->mig[c].uuid : dev, &n);
+                    for (unsigned k = 0; k < n; k++)
+                        prom_pod_info_row(r, l, a[k].ns, a[k].pod, a[k].container, a[k].vgpu, "kubelet", &started);
+                }
+            }
+            continue;
+        }
+        for (uint32_t j = 0; j < g->nprocs; j++) { /* each (pod, container) once */
+            struct prom_pod pp, pq;
+            prom_proc_pod(r, &g->procs[j], &pp);
+            bool dup = !pp.pod;
+            for (uint32_t q = 0; q < j && !dup; q++) {
+                prom_proc_pod(r, &g->procs[q], &pq);
+                dup = pq.pod && !strcmp(pq.pod, pp.pod) && !strcmp(pq.ns, pp.ns) &&
+                      !strcmp(pq.container ? pq.container : "", pp.container ? pp.container : "");
+            }
+            if (!dup)
+                prom_pod_info_row(r, l, pp.ns, pp.pod, pp.container, NULL, "processes", &started);
+        }
+    }
+}
+
+/* gpuscope_kubelet_*: the pod-resources lookup's health and the age of the map in use. */
+static void prom_kube_self(struct gs_prom *r, const struct gs_prom_kube *k)
+{
+    static const struct prom_fam fams[] = {
+        { "gpuscope_kubelet_up", "Whether the latest List call to the kubelet's pod-resources socket succeeded.",
+          PT_GAUGE, false, NULL },
+        { "gpuscope_kubelet_refreshes_total", "List calls made to the kubelet's pod-resources socket.",
+          PT_COUNTER, false, NULL },
+        { "gpuscope_kubelet_refresh_errors_total",
+          "List calls that failed (or found a socket named by --pod-resources-kubelet-socket absent).", PT_COUNTER,
+          false, NULL },
+        { "gpuscope_kubelet_refresh_duration_seconds", "How long the latest List call took.", PT_GAUGE, false,
+          "seconds" },
+        { "gpuscope_kubelet_refresh_cpu_seconds_total", "CPU time spent on List calls, decoding included.",
+          PT_COUNTER, false, "seconds" },
+        { "gpuscope_kubelet_pod_map_age_seconds",
+          "Age of the pod map in use (the last good List answer), at the latest sample.", PT_GAUGE, false,
+          "seconds" },
+        { "gpuscope_kubelet_pods", "Pods holding NVIDIA devices in the pod map in use.", PT_GAUGE, false, NULL },
+    };
+    const double v[] = { k->up, (double)k->refreshes, (double)k->errors, k->duration_s, k->cpu_s, k->map_age_s,
+                         gs_k8s_npods(k->map) };
+    if (!k->on)
+        return;
+    for (size_t i = 0; i < NELEM(fams); i++) {
+        if (i >= 5 && !k->map)
+            break; /* no map: no age, no pods (not 0) */
+        prom_header(r, &fams[i]);
+        prom_sample(r, fams[i].name, NULL, NULL, v[i], i == 0 || i == 6 ? PF_INT : PF_G);
+    }
+}
+
+/* ---- 4b. what prom_drm.c and prom_mig.c render with ------------------------------------------------------ */
+
+void gs_prom_fam_header(struct gs_prom *r, const struct prom_fam *f)
+{
+    prom_header(r, f);
+}
+
+void gs_prom_fam_sample(struct gs_prom *r, const char *name, const struct gs_pbuf *labels, const char *extra,
+                        double v, enum prom_fmt fmt)
+{
+    prom_sample(r, name, labels, extra, v, fmt);
+}
+
+const struct gs_pbuf *gs_prom_own_labels(const struct gs_prom *r, uint32_t i)
+{
+    return &r->gl[i].own;
+}
+
+const struct gs_pbuf *gs_prom_proc_labelset(struct gs_prom *r, size_t k)
+{
+    gs_pbuf_reset(&r->tmp);
+    gs_pbuf_add(&r->tmp, r->plab.data + r->poff[k], r->poff[k + 1] - r->poff[k]);
+    return &r->tmp;
+}
+
 /* ---- 5. the whole rendering ---------------------------------------------------------------- */
 
 int gs_prom_render(struct gs_prom *r, struct gs_pbuf *out, const struct gs_snapshot *snap,
                    const struct gs_prom_self *self, enum gs_prom_format fmt)
 {
+    r->kube_map = self->kube.map;
     int rc = prom_build_labels(r, snap);
     if (rc < 0)
         return rc;
     r->out = out;
     r->fmt = fmt;
     prom_tables(r, snap);
+    gs_prom_mig_render(r, r->mig, snap); /* DCGM_FI_PROF_*, gpuscope_mig_* */
     prom_xid_gauge(r, snap, self);
     prom_xid_counters(r, snap, self);
     prom_health(r, snap, self);
     prom_throttle(r, snap);
     prom_fans(r, snap);
     prom_gpu_health(r, snap);
+    prom_reading_ages(r, snap);
     prom_gpu_info(r, snap);
     prom_procs(r, snap);
+    gs_prom_drm(r, snap);
+    prom_pod_info(r, snap);
     prom_host_info(r, snap);
     prom_self(r, self);
+    prom_kube_self(r, &self->kube);
     r->out = NULL;
+    r->kube_map = NULL;
     return gs_pbuf_ok(out) ? 0 : -GS_E_NOMEM;
+}
+
+/* ---- 6. services for prom_mig.c (MIG GPU instances and profiling, area 10c) ---------------------- */
+
+void gs_prom_out_label(struct gs_pbuf *b, const char *name, const char *value)
+{
+    prom_label(b, name, value);
+}
+
+const struct gs_prom_opts *gs_prom_out_opts(const struct gs_prom *r)
+{
+    return &r->o;
+}
+
+void gs_prom_out_dcgm(struct gs_prom *r, uint32_t i, const struct gs_gpu *g, const struct prom_fam *f, double v,
+                      uint8_t fmt)
+{
+    prom_dcgm_samples(r, g, &r->gl[i], f, v, (enum prom_fmt)fmt);
+}
+
+const struct gs_k8s_map *gs_prom_out_kube_map(const struct gs_prom *r)
+{
+    return r->kube_map;
+}
+
+const struct gs_pbuf *gs_prom_out_gpu_labels(const struct gs_prom *r, uint32_t i, bool dcgm)
+{
+    return dcgm ? &r->gl[i].dcgm : &r->gl[i].own;
+}
+
+void gs_prom_out_proc_pod(struct gs_prom *r, const struct gs_proc *p, const char **ns, const char **pod,
+                          const char **container)
+{
+    struct prom_pod pp;
+    prom_proc_pod(r, p, &pp);
+    *ns = pp.ns;
+    *pod = pp.pod;
+    *container = pp.container;
 }

@@ -3,8 +3,8 @@
  * xid.c - the exporter's Xid bookkeeping: a tally of Xid events per (GPU,
  * Xid code) accumulated from each snapshot's events[] since the exporter
  * started (gpuscope_xid_errors_total), the order of the latest event per GPU
- * (DCGM_FI_DEV_XID_ERRORS is "the last Xid"), and the err_msg label's text,
- * taken from the health engine's Xid catalog (docs/SERVE.md).
+ * (DCGM_FI_DEV_XID_ERRORS is "the last Xid"). The err_msg label's text is in
+ * xid_text.c.
  */
 #include "serve/prom.h"
 
@@ -12,18 +12,7 @@
 #include <string.h>
 
 #include "core/err.h"
-#include "health/health.h"
-
-/* dcgm-exporter's err_msg label: "No Error" before the first Xid, else the
- * catalog's words for the code (health/xid_catalog.c). */
-const char *gs_prom_xid_text(uint32_t xid)
-{
-    const struct gs_xid_info *x = xid ? gs_xid_lookup(xid) : NULL;
-
-    if (!xid)
-        return "No Error";
-    return x && x->words ? x->words : xid == 999 ? "unknown Xid" : "see NVIDIA's Xid catalog";
-}
+#include "lib/vec.h"
 
 void gs_prom_xid_tally_init(struct gs_prom_xid_tally *t)
 {
@@ -44,14 +33,10 @@ static struct gs_prom_xid *xid_slot(struct gs_prom_xid_tally *t, uint32_t gpu, u
         k++;
     if (k < t->n && t->v[k].gpu == gpu && t->v[k].xid == xid)
         return &t->v[k];
-    if (t->n == t->cap) {
-        uint32_t cap = t->cap ? t->cap * 2 : 8;
-        struct gs_prom_xid *v = realloc(t->v, cap * sizeof(*v));
-        if (!v)
-            return NULL;
-        t->v = v;
-        t->cap = cap;
-    }
+    struct gs_prom_xid *v = gs_vec_grow(t->v, &t->cap, (size_t)t->n + 1, sizeof(*v));
+    if (!v)
+        return NULL;
+    t->v = v;
     memmove(&t->v[k + 1], &t->v[k], (t->n - k) * sizeof(*t->v));
     t->n++;
     t->v[k] = (struct gs_prom_xid){ .gpu = gpu, .xid = xid };

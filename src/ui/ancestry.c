@@ -2,13 +2,16 @@
 /*
  * ancestry.c - non-GPU parents of GPU processes for the tree view (see ancestry.h).
  */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "core/err.h"
 #include "core/hostproc.h"
+#include "lib/vec.h"
 #include "ui/ancestry.h"
+#include "lib/roots.h"
 
 void gs_ancestry_release(struct gs_ancestry *a)
 {
@@ -54,16 +57,18 @@ static int grow(struct gs_ancestry *a)
 {
     if (a->n < a->cap)
         return 0;
-    size_t cap = a->cap ? a->cap * 2 : 16;
-    struct gs_proc *v = realloc(a->v, cap * sizeof(*v));
+    /* two arrays, one capacity: both grow by the same policy from the same size */
+    size_t vcap = a->cap, scap = a->cap;
+    struct gs_proc *v = gs_vec_grow(a->v, &vcap, a->n + 1, sizeof(*v));
     if (!v)
         return -GS_E_NOMEM;
-    a->v = v;
-    uint32_t *s = realloc(a->seen, cap * sizeof(*s));
+    a->v = v; /* (a larger block, a->cap unchanged: still consistent) */
+    uint32_t *s = gs_vec_grow(a->seen, &scap, a->n + 1, sizeof(*s));
     if (!s)
         return -GS_E_NOMEM;
+    assert(vcap == scap);
     a->seen = s;
-    a->cap = cap;
+    a->cap = vcap;
     return 0;
 }
 
@@ -72,8 +77,7 @@ static int add_parent(struct gs_ancestry *a, uint32_t pid)
 {
     if (!a->hp_tried) {
         a->hp_tried = 1;
-        const char *root = a->proc_root ? a->proc_root : getenv("GPUSCOPE_PROC_ROOT");
-        if (gs_hostproc_open(&a->hp, root && *root ? root : NULL) < 0)
+        if (gs_hostproc_open(&a->hp, gs_proc_root_env(a->proc_root)) < 0)
             a->hp = NULL;
     }
     if (!a->hp || grow(a) < 0)

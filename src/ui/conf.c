@@ -19,7 +19,7 @@ void gs_top_conf_defaults(struct gs_top_conf *c)
 {
     *c = (struct gs_top_conf){
         .interval_ms = 1000, .sort_col = GS_COL_GMEM, .sort_desc = true, .tree = false,
-        .theme = GS_THEME_DARK, .metric = GS_M_UTIL, .chart = true, .layout = GS_LAYOUT_AUTO,
+        .theme = GS_THEME_DARK, .metric = 0 /* util */, .chart = true, .layout = GS_LAYOUT_AUTO,
         .ascii = false,
     };
 }
@@ -60,7 +60,7 @@ static int apply_kv(struct gs_top_conf *c, const char *k, const char *v)
             return -1;
         c->theme = i;
     } else if (!strcmp(k, "chart_metric")) {
-        if ((i = name_index(gs_metric_names, GS_M_COUNT, v)) < 0)
+        if ((i = gs_chart_metric_index(v)) < 0)
             return -1;
         c->metric = i;
     } else if (!strcmp(k, "layout")) {
@@ -120,7 +120,7 @@ void gs_top_conf_format(const struct gs_top_conf *c, char *buf, size_t len)
              "interval_ms = %u\nsort = %s\nsort_desc = %d\ntree = %d\ntheme = %s\n"
              "chart = %d\nchart_metric = %s\nlayout = %s\nascii = %d\n",
              c->interval_ms, gs_cols[c->sort_col].key, c->sort_desc, c->tree,
-             gs_theme_names[c->theme], c->chart, gs_metric_names[c->metric],
+             gs_theme_names[c->theme], c->chart, gs_chart_metrics[c->metric].name,
              gs_layout_names[c->layout], c->ascii);
 }
 

@@ -23,7 +23,7 @@ struct gs_top_conf {
     bool sort_desc;
     bool tree;
     int theme;              /* enum gs_theme */
-    int metric;             /* enum gs_metric charted */
+    int metric;             /* charted: index in gs_chart_metrics[] */
     bool chart;             /* show history charts */
     int layout;             /* enum gs_layout_pref */
     bool ascii;             /* ASCII-only glyphs */

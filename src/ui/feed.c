@@ -6,7 +6,10 @@
  * each snapshot it swaps work with `pub` under the mutex and writes one byte to
  * the pipe. The UI swaps pub with its view under the same mutex: no snapshot is
  * ever read while being written, nothing is copied, and neither side waits on
- * the other's NVML calls.
+ * the other's NVML calls. The view the UI hands back is stale: its process
+ * arrays (the bulk of a snapshot: 8 GPUs x 64 processes are 455 KiB) are
+ * freed at once and allocated again, at the size they had, just before the
+ * sampler fills that buffer, so only two of the three hold processes at rest.
  *
  * The health engine (src/health/) runs here too, on each snapshot, never on
  * the UI thread: the findings travel with the snapshot they belong to, in
@@ -14,8 +17,9 @@
  * evaluates at most about once a second (at once when the snapshot brings
  * driver events), whatever the refresh interval: its windows are then in
  * seconds as doctor's and watch's are, and a 100 ms refresh stays cheap.
- * Its history is smaller than doctor's (2 minutes per process, 5 per GPU,
- * 1024 processes) to keep top's memory small.
+ * Its history is smaller than doctor's (72 evaluations per process for the
+ * leak check's minute, 360 per GPU for the idle check's 5 minutes, 640
+ * processes) to keep top's memory small.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,10 +31,13 @@
 #include <unistd.h>
 
 #include "health/health.h"
+#include "lib/vec.h"
 #include "ui/feed.h"
 
 /* Feed and evaluate the engine at most this often (ms); events at once. */
-#define FEED_EVAL_MS 900
+#define FEED_EVAL_MS GS_FEED_EVAL_MS
+/* More PIDs on screen than this: all of them every tick. */
+#define FEED_FOCUS_MAX 512
 
 struct gs_feed {
     struct gs_sampler *sampler;
@@ -49,22 +56,28 @@ struct gs_feed {
     struct gs_findings cur;     /* thread only: the latest evaluation */
     struct gs_findings work_f;  /* thread only: published with work */
     struct gs_findings pub_f;   /* under lock, with pub */
+    uint32_t focus[FEED_FOCUS_MAX]; /* under lock: the PIDs on screen */
+    uint32_t nfocus;
+    bool focus_all, focus_new;  /* under lock */
+    uint32_t *procs_hint;       /* under lock: process count per GPU of the shed buffer */
+    size_t nhint;               /* GPUs in procs_hint */
+    size_t hint_cap;
     uint64_t first_ns;          /* the first snapshot's monotonic time */
     int64_t eval_ms;            /* engine time of the latest evaluation, -1: none */
 };
 
 static int findings_copy(struct gs_findings *dst, const struct gs_findings *src)
 {
-    if (dst->cap < src->n) {
-        struct gs_finding *v = realloc(dst->v, src->n * sizeof(*v));
+    if (src->n > dst->cap) { /* (none to copy: nothing allocated) */
+        struct gs_finding *v = gs_vec_grow(dst->v, &dst->cap, src->n, sizeof(*v));
         if (!v)
             return -1;
         dst->v = v;
-        dst->cap = src->n;
     }
     if (src->n)
         memcpy(dst->v, src->v, src->n * sizeof(*src->v));
     dst->n = src->n;
+    dst->lost = src->lost;
     return 0;
 }
 
@@ -84,8 +97,10 @@ static void feed_health(struct gs_feed *f, int rc)
             f->eval_ms = t_ms;
         }
     }
-    if (findings_copy(&f->work_f, &f->cur) < 0)
+    if (findings_copy(&f->work_f, &f->cur) < 0) {
+        f->work_f.lost = f->cur.n + f->cur.lost; /* top says how many it cannot show */
         f->work_f.n = 0;
+    }
 }
 
 
@@ -140,6 +155,70 @@ static bool feed_wait(struct gs_feed *f, const struct timespec *start)
     return go;
 }
 
+/* Hand the UI's latest focus to the sampler (on this thread, which owns it). */
+static void feed_apply_focus(struct gs_feed *f)
+{
+    uint32_t pids[FEED_FOCUS_MAX], n = 0;
+    bool all = true, apply;
+
+    pthread_mutex_lock(&f->lock);
+    apply = f->focus_new;
+    if (apply) {
+        all = f->focus_all;
+        n = f->nfocus;
+        memcpy(pids, f->focus, n * sizeof(*pids));
+        f->focus_new = false;
+    }
+    pthread_mutex_unlock(&f->lock);
+    if (apply)
+        gs_sampler_host_focus(f->sampler, all ? NULL : pids, n);
+}
+
+void gs_feed_set_focus(struct gs_feed *f, const uint32_t *pids, uint32_t n, bool all)
+{
+    pthread_mutex_lock(&f->lock);
+    f->focus_all = all || n > FEED_FOCUS_MAX;
+    f->nfocus = f->focus_all ? 0 : n;
+    if (f->nfocus)
+        memcpy(f->focus, pids, f->nfocus * sizeof(*pids));
+    f->focus_new = true;
+    pthread_mutex_unlock(&f->lock);
+}
+
+/* The stale buffer gives its process arrays back (UI thread, under the
+ * lock), remembering how many processes each GPU had. */
+static void feed_shed(struct gs_feed *f, struct gs_snapshot *stale)
+{
+    uint32_t *h = gs_vec_grow(f->procs_hint, &f->hint_cap, stale->ngpus, sizeof(*h));
+    if (!h)
+        return; /* keep the arrays: no memory saved, nothing lost */
+    f->procs_hint = h;
+    if (f->nhint < stale->ngpus)
+        f->nhint = stale->ngpus;
+    for (uint32_t i = 0; i < stale->ngpus; i++) {
+        struct gs_gpu *g = &stale->gpus[i];
+        f->procs_hint[i] = g->nprocs;
+        free(g->procs);
+        g->procs = NULL;
+        g->nprocs = g->procs_cap = 0;
+    }
+}
+
+/* Before the sampler fills work: a shed buffer gets its process arrays back
+ * at the size they had, so that filling it grows nothing (sampler thread). */
+static void feed_presize(struct gs_feed *f)
+{
+    pthread_mutex_lock(&f->lock);
+    for (uint32_t i = 0; i < f->work.ngpus && i < f->nhint; i++) {
+        struct gs_gpu *g = &f->work.gpus[i];
+        if (!g->procs && f->procs_hint[i]) {
+            g->procs = malloc(f->procs_hint[i] * sizeof(*g->procs));
+            g->procs_cap = g->procs ? f->procs_hint[i] : 0;
+        }
+    }
+    pthread_mutex_unlock(&f->lock);
+}
+
 static void *feed_main(void *arg)
 {
     struct gs_feed *f = arg;
@@ -148,6 +227,8 @@ static void *feed_main(void *arg)
     do {
         struct gs_err err = { 0 };
         clock_gettime(CLOCK_MONOTONIC, &start);
+        feed_apply_focus(f);
+        feed_presize(f);
         int rc = gs_sampler_snapshot(f->sampler, &f->work, &err);
         feed_health(f, rc);
         feed_publish(f, rc, &err);
@@ -175,6 +256,17 @@ static int feed_init_sync(struct gs_feed *f)
     return 0;
 }
 
+void gs_feed_health_cfg(struct gs_health_cfg *hc)
+{
+    gs_health_cfg_default(hc);
+    hc->recent_s = 60; /* badges follow the last minute, as watch's alerts do */
+    /* the idle-memory check needs idle_min_s (300 s) of history: 360
+     * evaluations at least 0.9 s apart span 323 s (300 ended at 269 s) */
+    hc->ring_samples = 360;
+    hc->proc_ring_samples = 72; /* the leak check needs 60 s: 72 evaluations >= 0.9 s apart */
+    hc->max_procs = 640;
+}
+
 int gs_feed_start(struct gs_feed **out, struct gs_sampler *s, uint32_t interval_ms,
                   struct gs_err *err)
 {
@@ -186,11 +278,7 @@ int gs_feed_start(struct gs_feed **out, struct gs_sampler *s, uint32_t interval_
     f->sampler = s;
     f->interval_ms = interval_ms;
     struct gs_health_cfg hc;
-    gs_health_cfg_default(&hc);
-    hc.recent_s = 60; /* badges follow the last minute, as watch's alerts do */
-    hc.ring_samples = 300;
-    hc.proc_ring_samples = 120; /* the leak check needs 60 s */
-    hc.max_procs = 1024;
+    gs_feed_health_cfg(&hc);
     f->health = gs_health_new(&hc);
     f->eval_ms = -1;
     if (feed_init_sync(f) < 0) {
@@ -239,6 +327,7 @@ int gs_feed_take(struct gs_feed *f, struct gs_snapshot *view, struct gs_findings
         struct gs_snapshot tmp = *view;
         *view = f->pub;
         f->pub = tmp;
+        feed_shed(f, &f->pub);
         struct gs_findings tf = *findings;
         *findings = f->pub_f;
         f->pub_f = tf;
@@ -288,6 +377,7 @@ void gs_feed_stop(struct gs_feed *f)
     gs_sampler_close(f->sampler);
     gs_snapshot_release(&f->work);
     gs_snapshot_release(&f->pub);
+    free(f->procs_hint);
     gs_health_free(f->health);
     gs_findings_free(&f->cur);
     gs_findings_free(&f->work_f);

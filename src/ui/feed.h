@@ -35,8 +35,17 @@ int gs_feed_take(struct gs_feed *f, struct gs_snapshot *view, struct gs_findings
 void gs_feed_drain(struct gs_feed *f);
 void gs_feed_set_interval(struct gs_feed *f, uint32_t interval_ms);
 void gs_feed_set_paused(struct gs_feed *f, bool paused);
+/* The PIDs on screen (their CPU/RSS read every tick, the others' every few
+ * seconds: gs_sampler_host_focus); all: every PID every tick (a sort or view
+ * that needs them all). Copied; applied before the next snapshot. */
+void gs_feed_set_focus(struct gs_feed *f, const uint32_t *pids, uint32_t n, bool all);
 /* Ask for a snapshot now (e.g. after resuming). */
 void gs_feed_kick(struct gs_feed *f);
+/* The health engine's configuration in top: its history sized for the
+ * checks at one evaluation per GS_FEED_EVAL_MS at the most (exposed for
+ * tests/unit/test_ui_feed.c). */
+#define GS_FEED_EVAL_MS 900
+void gs_feed_health_cfg(struct gs_health_cfg *hc);
 /* Stop the thread (waits for an NVML call in flight), close the sampler. */
 void gs_feed_stop(struct gs_feed *f);
 

@@ -170,29 +170,73 @@ static void place_chart(struct gs_layout *l, int cols, int want_chart)
     }
 }
 
+/* The chart grid, when `free` rows below the GPUs hold one box row per
+ * ceil(n / per-row) GPUs: boxes as wide as the terminal allows, as many
+ * per row as divides the GPUs evenly, as high as the rows allow. */
+static bool place_chart_grid(struct gs_layout *l, int cols, int free, int n)
+{
+    int maxc = cols / GS_CHART_BOX_MIN_W;
+
+    if (n < 1 || maxc < 1)
+        return false;
+    int grows = (n + maxc - 1) / maxc;
+    int gcols = (n + grows - 1) / grows;
+    int h = free / grows;
+    if (h < GS_CHART_BOX_MIN_H)
+        return false;
+    l->cgrid_cols = gcols;
+    l->cgrid_rows = grows;
+    l->cbox_w = cols / gcols;
+    l->cbox_h = h > GS_CHART_BOX_MAX_H ? GS_CHART_BOX_MAX_H : h;
+    l->chart_x = 0;
+    l->chart_w = l->cbox_w - GS_CHART_AXIS_W - 1;
+    l->chart_h = l->cbox_h - 2;
+    return true;
+}
+
+static int pane_rows(int n, int gpu_cols)
+{
+    return (n + gpu_cols - 1) / gpu_cols;
+}
+
 void gs_layout_pick(struct gs_layout *l, int rows, int cols, uint32_t ngpus,
                     enum gs_layout_pref pref, int want_chart)
 {
     int fixed = 3; /* title line, table header, footer */
     int table_min = rows / 3 > 5 ? rows / 3 : 5;
     int room = rows - fixed - table_min;
+    int two = cols >= GS_TWO_PANE_MIN_COLS ? 2 : 1;
     enum gs_layout_pref k = pref;
 
+    memset(l, 0, sizeof(*l));
     if (k == GS_LAYOUT_AUTO) {
         k = GS_LAYOUT_LINE;
-        if ((int)ngpus * block_h(GS_LAYOUT_FULL, cols, want_chart) <= room && cols >= 80)
+        if (pane_rows((int)ngpus, two) * block_h(GS_LAYOUT_FULL, cols, want_chart) <= room && cols >= 80)
             k = GS_LAYOUT_FULL;
         else if ((int)ngpus * block_h(GS_LAYOUT_COMPACT, cols, 0) <= room && cols >= 60)
             k = GS_LAYOUT_COMPACT;
     }
     l->kind = k;
     l->gpu_h = block_h(k, cols, want_chart);
-    int maxg = (rows - fixed - 2) / l->gpu_h; /* always leave two process rows */
+    l->gpu_cols = k == GS_LAYOUT_FULL ? two : 1;
+    l->pane_w = cols / l->gpu_cols;
+    int maxg = (rows - fixed - 2) / l->gpu_h * l->gpu_cols; /* always leave two process rows */
     if (maxg < 1)
         maxg = 1;
     l->gpus_shown = (int)ngpus < maxg ? (int)ngpus : maxg;
-    place_chart(l, cols, want_chart);
-    l->table_y = 1 + l->gpus_shown * l->gpu_h + ((int)ngpus > l->gpus_shown);
+    int gpu_rows = pane_rows(l->gpus_shown, l->gpu_cols) * l->gpu_h;
+    bool grid = k == GS_LAYOUT_FULL && want_chart && cols >= GS_CHART_RIGHT_MIN_COLS &&
+                place_chart_grid(l, cols, room - gpu_rows, l->gpus_shown);
+    if (!grid && l->gpu_cols == 2) { /* no room for the grid: one GPU per row, charts beside */
+        l->gpu_cols = 1;
+        l->pane_w = cols;
+        l->gpus_shown = (int)ngpus < maxg / 2 ? (int)ngpus : (maxg / 2 ? maxg / 2 : 1);
+        gpu_rows = l->gpus_shown * l->gpu_h;
+    }
+    if (!grid)
+        place_chart(l, cols, want_chart);
+    l->cgrid_y = 1 + gpu_rows;
+    l->table_y = l->cgrid_y + l->cgrid_rows * l->cbox_h + ((int)ngpus > l->gpus_shown);
     l->table_h = rows - l->table_y - 1;
     if (l->table_h < 0)
         l->table_h = 0;

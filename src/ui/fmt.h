@@ -26,13 +26,24 @@ enum gs_layout_pref { GS_LAYOUT_AUTO, GS_LAYOUT_FULL, GS_LAYOUT_COMPACT, GS_LAYO
                       GS_LAYOUT_PREF_COUNT };
 extern const char *const gs_layout_names[GS_LAYOUT_PREF_COUNT];
 
-#define GS_CHART_RIGHT_MIN_COLS 120 /* from this width charts sit right of each GPU */
+#define GS_CHART_RIGHT_MIN_COLS 120 /* from this width charts sit right of each GPU, or in a grid */
+#define GS_TWO_PANE_MIN_COLS 160    /* from this width the full layout puts two GPUs per row */
+#define GS_CHART_BOX_MIN_W 40       /* a chart of the grid: at least this wide ... */
+#define GS_CHART_BOX_MIN_H 6        /* ... and this high (title, 4 plot rows, time axis) */
+#define GS_CHART_BOX_MAX_H 12
+#define GS_CHART_AXIS_W 5           /* "100%" and the axis line left of a grid chart's plot */
 
 struct gs_layout {
     enum gs_layout_pref kind;   /* FULL, COMPACT or LINE (never AUTO) */
     int gpu_h;                  /* lines per GPU block */
     int gpus_shown;             /* GPUs that fit (the rest are summarised on one line) */
-    int chart_x, chart_w, chart_h; /* chart position inside a GPU block; chart_w 0 = none */
+    int gpu_cols, pane_w;       /* GPU panes per row (2 from GS_TWO_PANE_MIN_COLS) and their width */
+    int chart_x, chart_w, chart_h; /* chart plot: position inside a GPU block (inline charts) or
+                                    * size inside a grid box; chart_w 0 = no charts */
+    /* The chart grid (wide and tall enough terminals, full layout): one boxed
+     * chart per GPU, with a title, a scale and a time axis, below the GPUs. */
+    int cgrid_y, cgrid_cols, cgrid_rows; /* cgrid_cols 0 = inline charts (or none) */
+    int cbox_w, cbox_h;
     int table_y, table_h;       /* process table: header line at table_y, then table_h-1 rows */
 };
 

@@ -14,6 +14,7 @@ static void set_interval(struct gs_ui *ui, int dir)
 {
     ui->conf.interval_ms = gs_interval_step(ui->conf.interval_ms, dir);
     gs_feed_set_interval(ui->feed, ui->conf.interval_ms);
+    ui->full = true; /* the charts' time axes span another time */
     gs_ui_message(ui, "refresh every %u ms", ui->conf.interval_ms);
 }
 
@@ -58,7 +59,10 @@ static void toggle_pause(struct gs_ui *ui)
 static bool view_key(struct gs_ui *ui, int ch)
 {
     switch (ch) {
-    case 'g': ui->conf.metric = (ui->conf.metric + 1) % GS_M_COUNT; break;
+    case 'g':
+        ui->conf.metric = (int)gs_chart_metric_next((unsigned)ui->conf.metric, &ui->view);
+        gs_ui_message(ui, "chart: %s", gs_chart_metrics[ui->conf.metric].title);
+        break;
     case 'G': ui->conf.chart = !ui->conf.chart; gs_ui_relayout(ui); break;
     case 'l': case KEY_F(2):
         ui->conf.layout = (ui->conf.layout + 1) % GS_LAYOUT_PREF_COUNT;
@@ -184,6 +188,14 @@ static void detail_key(struct gs_ui *ui, int ch)
         if (!ui->opts.readonly)
             open_signal(ui);
         break;
+    case 'p': { /* the process's Python stacks, fetched off the UI thread (pytorch.c) */
+        long k = gs_rows_find(&ui->rows, ui->det.pid, ui->det.gpu);
+        if (k >= 0) {
+            gs_detail_fetch_stacks(ui, ui->rows.v[k].p);
+            ui->det.scroll = 0;
+        }
+        break;
+    }
     case KEY_RESIZE: gs_ui_relayout(ui); break;
     case KEY_MOUSE: { MEVENT ev; getmouse(&ev); } break;
     default: ui->mode = GS_MODE_MAIN; break;

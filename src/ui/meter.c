@@ -10,6 +10,8 @@
 #include <time.h>
 #include <wchar.h>
 
+#include "core/vendor.h"
+#include "ui/fmt_drm.h"
 #include "ui/ui.h"
 
 /* ASCII text goes in as a chtype run (no multibyte decoding, no width lookups:
@@ -110,18 +112,35 @@ struct gpu_view {
     uint32_t gi;                /* slot in the snapshot */
 };
 
-static void title_left(struct gs_ui *ui, char *buf, size_t len)
+/* The title's facts, whole, in at most room columns: the least useful go
+ * first when the line is short (driver version, host name, GPU count), so
+ * the clock and the interval are never cut. */
+static void title_left(struct gs_ui *ui, char *buf, size_t len, int room)
 {
     const struct gs_sysinfo *si = &ui->view.sys;
     struct tm tm;
     time_t now = ui->have_snap ? ui->view.wall.tv_sec : time(NULL);
-    char clock[16];
+    char clock[16], part[5][64];
 
     localtime_r(&now, &tm);
     strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
-    snprintf(buf, len, " %s  driver %s  %u GPU%s  every %.1fs  %s", si->hostname,
-             si->driver_version[0] ? si->driver_version : "?", ui->view.ngpus,
-             ui->view.ngpus == 1 ? "" : "s", ui->conf.interval_ms / 1000.0, clock);
+    snprintf(part[0], sizeof(part[0]), "%.63s", si->hostname);
+    snprintf(part[1], sizeof(part[1]), "driver %.56s", si->driver_version[0] ? si->driver_version : "?");
+    snprintf(part[2], sizeof(part[2]), "%u GPU%s", ui->view.ngpus, ui->view.ngpus == 1 ? "" : "s");
+    snprintf(part[3], sizeof(part[3]), "every %.1fs", ui->conf.interval_ms / 1000.0);
+    snprintf(part[4], sizeof(part[4]), "%s", clock);
+    static const int drop_order[] = { 1, 0, 2 }; /* parts 3 and 4 stay */
+    bool keep[5] = { true, true, true, true, true };
+    for (int d = 0;; d++) {
+        size_t n = 0;
+        buf[0] = '\0';
+        for (int i = 0; i < 5; i++)
+            if (keep[i] && part[i][0] && n < len)
+                n += (size_t)snprintf(buf + n, len - n, "%s%s", n ? "  " : " ", part[i]);
+        if ((int)strlen(buf) <= room || d == (int)(sizeof(drop_order) / sizeof(drop_order[0])))
+            return;
+        keep[drop_order[d]] = false;
+    }
 }
 
 void gs_draw_title(struct gs_ui *ui)
@@ -130,8 +149,6 @@ void gs_draw_title(struct gs_ui *ui)
     int x;
 
     x = gs_put(ui, 0, 0, COLS, GS_R_TITLE, "gpuscope top");
-    title_left(ui, left, sizeof(left));
-    gs_put(ui, 0, x, COLS - x, GS_R_NORMAL, left);
     int right = COLS;
     if (ui->paused) {
         right -= 8;
@@ -143,6 +160,8 @@ void gs_draw_title(struct gs_ui *ui)
         right -= (int)strlen(badge) + 1;
         gs_put(ui, 0, right > 0 ? right : 0, (int)strlen(badge), GS_R_SIM, badge);
     }
+    title_left(ui, left, sizeof(left), right - x);
+    gs_put(ui, 0, x, right > x ? right - x : 0, GS_R_NORMAL, left);
 }
 
 /* ---- pieces of a GPU block ------------------------------------------------------------ */
@@ -187,7 +206,8 @@ static void fmt_power(const struct gpu_view *v, char *b, size_t n)
         snprintf(b, n, "%uW", (s->power_mw + 500) / 1000);
 }
 
-static void fmt_pcie(const struct gpu_view *v, char *b, size_t n)
+/* "PCIe 5x16 TX 279MB/s RX 2.28GB/s" (rates: with_rates and known); returns its length. */
+static int fmt_pcie(const struct gpu_view *v, char *b, size_t n, bool with_rates)
 {
     const struct gs_sample *s = v->s;
     char tx[16], rx[16];
@@ -196,9 +216,12 @@ static void fmt_pcie(const struct gpu_view *v, char *b, size_t n)
         k = snprintf(b, n, "PCIe %ux%u", s->pcie_gen, s->pcie_width);
     else
         k = snprintf(b, n, "PCIe N/A");
-    if (k > 0 && (size_t)k < n && gs_sample_has(s, GS_F_PCIE_TX) && gs_sample_has(s, GS_F_PCIE_RX))
-        snprintf(b + k, n - (size_t)k, " TX %s RX %s", gs_fmt_kbps(s->pcie_tx_kbps, tx, sizeof(tx)),
-                 gs_fmt_kbps(s->pcie_rx_kbps, rx, sizeof(rx)));
+    if (with_rates && k > 0 && (size_t)k < n && gs_sample_has(s, GS_F_PCIE_TX) &&
+        gs_sample_has(s, GS_F_PCIE_RX))
+        k += snprintf(b + k, n - (size_t)k, " TX %sB/s RX %sB/s",
+                      gs_fmt_kbps(s->pcie_tx_kbps, tx, sizeof(tx)),
+                      gs_fmt_kbps(s->pcie_rx_kbps, rx, sizeof(rx)));
+    return k;
 }
 
 static void fmt_clock(char *b, size_t n, const char *label, bool has, uint32_t mhz, bool has_max,
@@ -275,31 +298,48 @@ static int draw_badges(struct gs_ui *ui, const struct gpu_view *v, int y, int x,
                  (unsigned long long)v->s->ecc_vol_uncorrected);
         x = put_seq(ui, y, x, end, GS_R_BAD, b);
     }
+    char ras[64];
+    if (!v->lost && gs_fmt_drm_ras(v->s, ras, sizeof(ras))[0]) { /* AMD: the same news from RAS */
+        snprintf(b, sizeof(b), " %s ", ras);
+        x = put_seq(ui, y, x, end, GS_R_BAD, b);
+    }
     return x;
 }
 
-static void gpu_info_line(struct gs_ui *ui, const struct gpu_view *v, int y, int end, bool full)
+static void gpu_info_line(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int end, bool full)
 {
     char b[128];
     enum gs_role dim = v->lost ? GS_R_DIM : GS_R_NORMAL;
-    int x = 0;
 
     snprintf(b, sizeof(b), "%-2u %-*.*s", v->g->st.index, full ? 24 : 18, full ? 24 : 18,
              full ? v->g->st.name : short_name(v->g->st.name));
     x = put_seq(ui, y, x, end, v->lost ? GS_R_DIM : GS_R_TITLE, b);
     x = draw_badges(ui, v, y, x, end, !full); /* first, so a narrow screen still shows them */
-    snprintf(b, sizeof(b), gs_sample_has(v->s, GS_F_PSTATE) ? "P%-2u" : "P? ", v->s->pstate);
-    x = put_seq(ui, y, x, end, dim, b);
+    bool drm = gs_vendor_is_drm(&v->g->st); /* AMD and Intel: no P-states; junction, RPM */
+    if (!drm) {
+        snprintf(b, sizeof(b), gs_sample_has(v->s, GS_F_PSTATE) ? "P%-2u" : "P? ", v->s->pstate);
+        x = put_seq(ui, y, x, end, dim, b);
+    }
     fmt_temp(v, b, sizeof(b));
     x = put_seq(ui, y, x, end, temp_role(v), b);
+    if (drm && gs_fmt_drm_temps(&v->g->st, v->s, b, sizeof(b))[0])
+        x = put_seq(ui, y, x, end, dim, b);
     fmt_power(v, b, sizeof(b));
     x = put_seq(ui, y, x, end, dim, b);
     if (gs_sample_has(v->s, GS_F_FAN_SPEED) && v->s->fan_count) { /* no fan: nothing to say */
         snprintf(b, sizeof(b), "fan %u%%", v->s->fan_speed_pct[0]);
         x = put_seq(ui, y, x, end, dim, b);
+    } else if (gs_sample_has(v->s, GS_F_FAN_RPM)) {
+        snprintf(b, sizeof(b), "fan %urpm", v->s->fan_rpm);
+        x = put_seq(ui, y, x, end, dim, b);
     }
-    fmt_pcie(v, b, sizeof(b));
-    x = put_seq(ui, y, x, end, dim, b);
+    /* the link with its throughput, or the link alone: never a figure cut short
+     * (an integrated GPU has no link of its own: nothing to say) */
+    bool igpu = gs_static_has(&v->g->st, GS_S_INTEGRATED) && v->g->st.integrated;
+    if (fmt_pcie(v, b, sizeof(b), true) > end - x)
+        fmt_pcie(v, b, sizeof(b), false);
+    if ((int)strlen(b) <= end - x && !igpu)
+        x = put_seq(ui, y, x, end, dim, b);
     uint64_t thr = full ? 0 : bad_throttle(v->s); /* full: on the clocks line */
     if (thr) {
         char r[96];
@@ -331,26 +371,87 @@ static void gpu_bars(struct gs_ui *ui, const struct gpu_view *v, int y, int x, i
     draw_bar(ui, y, x + half + 1, w - half - 1, " MEM", pct, t, v->lost);
 }
 
-static void gpu_clocks_line(struct gs_ui *ui, const struct gpu_view *v, int y, int end)
+/* ---- profiling (GPM) and MIG instances on the clocks line (area 10c) ---- */
+
+/* "GR 97% SM 90% TENSOR 55% DRAM 50%": the activity behind the utilization figure (Hopper+). */
+static int draw_prof(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int end)
+{
+    static const struct { enum gs_prof k; const char *label; } shown[] = {
+        { GS_PROF_GR_ENGINE, "GR" }, { GS_PROF_SM_ACTIVE, "SM" }, { GS_PROF_TENSOR, "TENSOR" },
+        { GS_PROF_DRAM, "DRAM" },
+    };
+    char b[96];
+    int n = 0;
+
+    for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+        if (gs_sample_has(v->s, GS_F_PROF_FIRST + shown[i].k))
+            n += snprintf(b + n, sizeof(b) - (size_t)n, "%s%s %.0f%%", n ? " " : "", shown[i].label,
+                          v->s->prof[shown[i].k] * 100.0);
+    return n ? put_seq(ui, y, x, end, v->lost ? GS_R_DIM : GS_R_LABEL, b) : x;
+}
+
+/* "MIG 3g.40gb 92% 31G | 2g.20gb 48% 14G | ...": each GPU instance's activity and memory. */
+static int draw_mig(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int end)
+{
+    const struct gs_gpu *g = v->g;
+    uint32_t first[GS_MAX_MIG];
+    char b[256], act[16], mem[16];
+    int n;
+
+    if (v->lost || g->s.status[GS_F_MIG_DEVICES] != GS_ST_OK || !g->nmig)
+        return x;
+    unsigned gis = gs_gpu_gpu_instances(g, first);
+    n = snprintf(b, sizeof(b), "MIG");
+    for (unsigned i = 0; i < gis && n < (int)sizeof(b); i++) {
+        const struct gs_mig *m = &g->mig[first[i]];
+        if (m->prof_status[GS_PROF_GR_ENGINE] == GS_ST_OK)
+            snprintf(act, sizeof(act), "%.0f%%", m->prof[GS_PROF_GR_ENGINE] * 100.0);
+        else
+            snprintf(act, sizeof(act), "-");
+        n += snprintf(b + n, sizeof(b) - (size_t)n, "%s %s %s %s", i ? " |" : "", m->profile, act,
+                      m->mem_status == GS_ST_OK ? gs_fmt_bytes(m->mem_used_bytes, mem, sizeof(mem)) : "-");
+    }
+    return put_seq(ui, y, x, end, GS_R_LABEL, b);
+}
+
+/* What the MIG line shows, folded into one number (it is not in gs_sample). */
+static uint64_t mig_digest(const struct gs_gpu *g)
+{
+    uint64_t h = g->nmig;
+    for (uint32_t i = 0; i < g->nmig && i < GS_MAX_MIG; i++)
+        h = h * 1000003u ^ g->mig[i].mem_used_bytes ^ (uint64_t)(g->mig[i].prof[GS_PROF_GR_ENGINE] * 1000.0) ^
+            (uint64_t)g->mig[i].prof_status[GS_PROF_GR_ENGINE] << 40;
+    return h;
+}
+
+static void gpu_clocks_line(struct gs_ui *ui, const struct gpu_view *v, int y, int x, int end)
 {
     const struct gs_sample *s = v->s;
     const struct gs_static *st = &v->g->st;
     char b[160], r[128];
     enum gs_role dim = v->lost ? GS_R_DIM : GS_R_NORMAL;
-    int x = 3;
 
-    fmt_clock(b, sizeof(b), "SM", gs_sample_has(s, GS_F_CLOCK_SM), s->clock_sm_mhz,
+    bool drm = gs_vendor_is_drm(st);
+    fmt_clock(b, sizeof(b), drm ? "GFX" : "SM", gs_sample_has(s, GS_F_CLOCK_SM), s->clock_sm_mhz,
               gs_static_has(st, GS_S_CLOCK_MAX_SM), st->clock_max_sm_mhz);
     x = put_seq(ui, y, x, end, dim, b);
-    fmt_clock(b, sizeof(b), "MEM", gs_sample_has(s, GS_F_CLOCK_MEM), s->clock_mem_mhz,
-              gs_static_has(st, GS_S_CLOCK_MAX_MEM), st->clock_max_mem_mhz);
-    x = put_seq(ui, y, x, end, dim, b);
+    if (!drm || gs_sample_has(s, GS_F_CLOCK_MEM)) {
+        fmt_clock(b, sizeof(b), "MEM", gs_sample_has(s, GS_F_CLOCK_MEM), s->clock_mem_mhz,
+                  gs_static_has(st, GS_S_CLOCK_MAX_MEM), st->clock_max_mem_mhz);
+        x = put_seq(ui, y, x, end, dim, b);
+    }
     bool enc = gs_sample_has(s, GS_F_ENC_UTIL) && s->enc_util_pct;
     bool dec = gs_sample_has(s, GS_F_DEC_UTIL) && s->dec_util_pct;
     if (enc || dec) {
         snprintf(b, sizeof(b), "ENC %u%% DEC %u%%", s->enc_util_pct, s->dec_util_pct);
         x = put_seq(ui, y, x, end, dim, b);
     }
+    if (drm && gs_fmt_drm_extra(st, s, b, sizeof(b))[0]) /* Intel: requested clock, RC6; AMD: GTT */
+        x = put_seq(ui, y, x, end, dim, b);
+    if (drm && gs_fmt_drm_engines(st, s, b, sizeof(b))[0]) /* the busy engine classes */
+        x = put_seq(ui, y, x, end, dim, b);
+    int xm = draw_mig(ui, v, y, x, end); /* a MIG GPU: its instances; else its activity */
+    x = xm != x ? xm : draw_prof(ui, v, y, x, end);
     x = draw_xid(ui, v, y, x, end); /* the full layout's first line is full enough */
     x = draw_health(ui, v, y, x, end);
     uint64_t thr = bad_throttle(s);
@@ -490,14 +591,14 @@ static char (*chart_cache(struct gs_ui *ui, uint32_t gi))[GS_CELL_BYTES]
     return ui->chart_cache && gi < ui->chart_cache_gpus ? ui->chart_cache + per * gi : NULL;
 }
 
-static void gpu_chart(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, int y, bool full)
+/* The chart plot of GPU gi at (y, x), rows that changed only (all when full). */
+static uint8_t gpu_plot(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, int y, int x, bool full)
 {
     const struct gs_layout *l = &ui->lay;
     uint8_t vals[1024];
-    char lab[32];
 
     if (ui->grid.w != l->chart_w || ui->grid.h != l->chart_h)
-        return;
+        return GS_HIST_NONE;
     int want = gs_chart_samples(l->chart_w, ui->glyphs);
     if (want > (int)sizeof(vals))
         want = (int)sizeof(vals);
@@ -510,60 +611,141 @@ static void gpu_chart(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, i
         /* rows that did not change (the filled bottom rows, mostly) stay as they are */
         if (!full && cache && !memcmp(cache + (size_t)r * l->chart_w, cells, row_bytes))
             continue;
-        put_grid_row(ui, y + r, l->chart_x, v->lost ? GS_R_DIM : GS_R_CHART, &ui->grid, r);
+        put_grid_row(ui, y + r, x, v->lost ? GS_R_DIM : GS_R_CHART, &ui->grid, r);
         if (cache)
             memcpy(cache + (size_t)r * l->chart_w, cells, row_bytes);
     }
-    uint8_t now = n ? vals[n - 1] : GS_HIST_NONE;
+    return n ? vals[n - 1] : GS_HIST_NONE;
+}
+
+/* The inline chart of the full layout (right of or under the GPU's text). */
+static void gpu_chart(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, int y, bool full)
+{
+    const struct gs_layout *l = &ui->lay;
+    char lab[32];
+    uint8_t now = gpu_plot(ui, v, gi, y, l->chart_x, full);
+
     if (now <= 100)
-        snprintf(lab, sizeof(lab), "%s %u%% ", gs_metric_names[ui->conf.metric], now);
+        snprintf(lab, sizeof(lab), "%s %u%% ", gs_chart_metrics[ui->conf.metric].name, now);
     else
-        snprintf(lab, sizeof(lab), "%s N/A ", gs_metric_names[ui->conf.metric]);
+        snprintf(lab, sizeof(lab), "%s N/A ", gs_chart_metrics[ui->conf.metric].name);
     /* fixed width, so a shorter label never leaves a character of a longer one */
     snprintf(lab + strlen(lab), sizeof(lab) - strlen(lab), "%*s", 11 - (int)strlen(lab), "");
     gs_put(ui, y, l->chart_x, l->chart_w, GS_R_DIM, lab);
+    char (*cache)[GS_CELL_BYTES] = chart_cache(ui, gi);
     if (cache) /* the label covers the row's first cells: compare them afresh next time */
         for (int i = 0; i < l->chart_w && i < 11; i++)
             cache[i][0] = '\0';
 }
 
+/* Seconds as a short axis label: "45s", "3m", "2h". */
+static void fmt_span(char *b, size_t n, double s)
+{
+    if (s < 120)
+        snprintf(b, n, "-%.0fs", s);
+    else if (s < 7200)
+        snprintf(b, n, "-%.0fm", s / 60);
+    else
+        snprintf(b, n, "-%.0fh", s / 3600);
+}
+
+/* The frame of a grid chart: scale on the left, time axis below (what it
+ * spans at this interval), drawn when the layout or the interval changed. */
+static void chart_box_frame(struct gs_ui *ui, int y, int x)
+{
+    const struct gs_layout *l = &ui->lay;
+    bool u = ui->glyphs != GS_GLYPH_ASCII;
+    int ph = l->chart_h, pw = l->chart_w;
+    char b[32], m[16];
+
+    for (int r = 0; r < ph; r++) {
+        const char *lab = r == 0 ? "100%" : r == ph - 1 ? "  0%" : r == (ph - 1) / 2 ? " 50%" : "    ";
+        gs_put(ui, y + 1 + r, x, 4, GS_R_DIM, lab);
+        gs_put_cell(ui, y + 1 + r, x + 4, GS_R_DIM, u ? "┤" : "|");
+    }
+    int ay = y + 1 + ph;
+    gs_put_cell(ui, ay, x + 4, GS_R_DIM, u ? "└" : "+");
+    for (int i = 0; i < pw; i++)
+        gs_put_cell(ui, ay, x + GS_CHART_AXIS_W + i, GS_R_DIM, u ? "─" : "-");
+    double per_cell = (ui->glyphs == GS_GLYPH_BRAILLE ? 2.0 : 1.0) * ui->conf.interval_ms / 1000.0;
+    fmt_span(b, sizeof(b), pw * per_cell);
+    gs_put(ui, ay, x + GS_CHART_AXIS_W, pw, GS_R_DIM, b);
+    fmt_span(m, sizeof(m), pw * per_cell / 2);
+    gs_put(ui, ay, x + GS_CHART_AXIS_W + pw / 2 - (int)strlen(m) / 2, (int)strlen(m), GS_R_DIM, m);
+    gs_put(ui, ay, x + GS_CHART_AXIS_W + pw - 3, 3, GS_R_DIM, "now");
+}
+
+/* The title of a grid chart: GPU, metric and its value now in its unit. */
+static void chart_box_title(struct gs_ui *ui, const struct gpu_view *v, int y, int x, uint8_t now)
+{
+    const struct gs_layout *l = &ui->lay;
+    const struct gs_static *st = &v->g->st;
+    char b[96], val[48];
+
+    if (now <= 100)
+        gs_chart_metric_text((unsigned)ui->conf.metric, st, v->s, val, sizeof(val));
+    else
+        snprintf(val, sizeof(val), "N/A");
+    snprintf(b, sizeof(b), "GPU %u %s %s", st->index, gs_chart_metrics[ui->conf.metric].title, val);
+    gs_put(ui, y, x, l->cbox_w - 1, GS_R_LABEL, b);
+    int used = (int)strlen(b);
+    if (used < l->cbox_w - 1)
+        mvhline(y, x + used, ' ' | ui->attr[GS_R_NORMAL], l->cbox_w - 1 - used);
+}
+
+/* One chart of the grid: title, scale, plot, time axis. */
+static void gpu_chart_box(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, bool full)
+{
+    const struct gs_layout *l = &ui->lay;
+    int y = l->cgrid_y + (int)(gi / (uint32_t)l->cgrid_cols) * l->cbox_h;
+    int x = (int)(gi % (uint32_t)l->cgrid_cols) * l->cbox_w;
+
+    if (full)
+        chart_box_frame(ui, y, x);
+    uint8_t now = gpu_plot(ui, v, gi, y + 1, x + GS_CHART_AXIS_W, full);
+    chart_box_title(ui, v, y, x, now);
+}
+
 /* Blank the text part of a GPU block before redrawing it without erase(). */
-static void clear_block(struct gs_ui *ui, int y, int h, int w)
+static void clear_block(struct gs_ui *ui, int y, int h, int x, int w)
 {
     for (int r = 0; r < h; r++)
         if (y + r < LINES)
-            mvhline(y + r, 0, ' ' | ui->attr[GS_R_NORMAL], w);
+            mvhline(y + r, x, ' ' | ui->attr[GS_R_NORMAL], w);
 }
 
-static void gpu_block(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, int y, bool text,
-                      bool text_full)
+static void gpu_block(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi, int y, int x0,
+                      bool text, bool text_full)
 {
     const struct gs_layout *l = &ui->lay;
-    int end = (l->chart_w && l->chart_h == 3) ? l->chart_x - 1 : COLS;
+    bool inline_chart = l->chart_w && !l->cgrid_cols;
+    int end = (inline_chart && l->chart_h == 3) ? l->chart_x - 1 : x0 + l->pane_w - (l->gpu_cols > 1);
 
     switch (l->kind) {
     case GS_LAYOUT_LINE:
         if (text) {
-            clear_block(ui, y, 1, COLS);
+            clear_block(ui, y, 1, 0, COLS);
             gpu_one_line(ui, v, y);
         }
         return;
     case GS_LAYOUT_COMPACT:
         if (text) {
-            clear_block(ui, y, 2, COLS);
-            gpu_info_line(ui, v, y, COLS, false);
+            clear_block(ui, y, 2, 0, COLS);
+            gpu_info_line(ui, v, y, 0, COLS, false);
             gpu_bars(ui, v, y + 1, 3, COLS - 4);
         }
         return;
     default:
         if (text) {
-            clear_block(ui, y, 3, end);
-            gpu_info_line(ui, v, y, end, true);
-            gpu_bars(ui, v, y + 1, 3, end - 4);
-            gpu_clocks_line(ui, v, y + 2, end);
+            clear_block(ui, y, 3, x0, end - x0);
+            gpu_info_line(ui, v, y, x0, end, true);
+            gpu_bars(ui, v, y + 1, x0 + 3, end - x0 - 4);
+            gpu_clocks_line(ui, v, y + 2, x0 + 3, end);
         }
-        if (l->chart_w)
+        if (inline_chart)
             gpu_chart(ui, v, gi, l->chart_h == 3 ? y : y + 3, text_full);
+        else if (l->cgrid_cols)
+            gpu_chart_box(ui, v, gi, text_full);
     }
 }
 
@@ -589,7 +771,8 @@ static bool gpu_changed(struct gs_ui *ui, uint32_t i, const struct gpu_view *v, 
         ui->ndrawn = ui->view.ngpus;
     }
     struct gs_sample now = *v->s;
-    now.timestamp_ns = 0; /* changes every tick, never shown */
+    now.timestamp_ns = mig_digest(v->g); /* the time changes every tick, never shown; MIG values are */
+    memset(now.age_ms, 0, sizeof(now.age_ms)); /* ages grow every tick, never shown */
     now.xid_count = i < ui->xids.n ? ui->xids.v[i].count : 0; /* the badge (lost GPUs too) */
     uint8_t state = (uint8_t)(v->g->state | (v->lost ? 0x10 : 0));
     *state_changed = ui->drawn_state[i] != state;
@@ -611,11 +794,12 @@ void gs_draw_gpus(struct gs_ui *ui, bool full)
     for (int i = 0; i < l->gpus_shown && (uint32_t)i < ui->view.ngpus; i++) {
         const struct gs_gpu *g = &ui->view.gpus[i];
         struct gpu_view v = { g, &g->s, g->state == GS_GPU_LOST, (uint32_t)i };
-        if (v.lost && (uint32_t)i < ui->nlast && ui->last_good[i].valid)
+        if (v.lost && (uint32_t)i < ui->nlast && gs_fmask_any(ui->last_good[i].valid))
             v.s = &ui->last_good[i];
         bool state_changed = false;
         bool text = gpu_changed(ui, (uint32_t)i, &v, &state_changed) || full;
-        gpu_block(ui, &v, (uint32_t)i, 1 + i * l->gpu_h, text, full || state_changed);
+        int y = 1 + (i / l->gpu_cols) * l->gpu_h, x0 = (i % l->gpu_cols) * l->pane_w;
+        gpu_block(ui, &v, (uint32_t)i, y, x0, text, full || state_changed);
     }
     if ((int)ui->view.ngpus > l->gpus_shown) {
         snprintf(b, sizeof(b), "  +%d more GPUs: enlarge the terminal or press l for the one-line layout",

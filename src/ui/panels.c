@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "ui/ui.h"
+#include "lib/roots.h"
 
 /* One entry per key group; the text wraps to the terminal's width. */
 static const struct {
@@ -23,7 +24,8 @@ static const struct {
     { "? F1 h", "this help (Up/Down/PgUp/PgDn scroll it when the terminal is short)" },
     { "q F10", "quit" },
     { "Up Down PgUp PgDn Home End", "select a process (mouse: click a row, wheel scrolls)" },
-    { "Enter", "process details: command line, environment, cgroup, memory growth, health findings" },
+    { "Enter", "process details: command line, environment, cgroup, memory growth, health findings, PyTorch's "
+               "allocator breakdown (gpuscope's Python hook); there p fetches the Python stacks" },
     { "H", "health: every current finding of the health engine (as gpuscope doctor reports them) "
            "with its evidence and what to do" },
     { "k F9", "send a signal (TERM, KILL, INT; g = to the whole process group); asks first" },
@@ -151,17 +153,12 @@ void gs_draw_help(struct gs_ui *ui)
 
 /* ---- detail view --------------------------------------------------------------------- */
 
-static const char *proc_root(void)
-{
-    const char *r = getenv("GPUSCOPE_PROC_ROOT");
-    return r && *r ? r : "/proc";
-}
-
 /* Read /proc/PID/name into buf (NUL-terminated); returns bytes read or -1. */
 static ssize_t read_proc(uint32_t pid, const char *name, char *buf, size_t len)
 {
     char path[256];
-    snprintf(path, sizeof(path), "%s/%u/%s", proc_root(), pid, name);
+    if (gs_path(path, sizeof(path), "%s/%u/%s", gs_proc_root_env(NULL), pid, name) < 0)
+        return -1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return -1;
@@ -220,8 +217,8 @@ void gs_detail_open(struct gs_ui *ui)
                  row->p->cmdline);
     n = read_proc(d->pid, "environ", raw, sizeof(raw));
     if (n < 0)
-        snprintf(d->env, sizeof(d->env), "(cannot read %s/%u/environ: %s)\n", proc_root(), d->pid,
-                 strerror(errno));
+        snprintf(d->env, sizeof(d->env), "(cannot read %s/%u/environ: %s)\n", gs_proc_root_env(NULL),
+                 d->pid, strerror(errno));
     else
         detail_env(d, raw, (size_t)n);
     if (read_proc(d->pid, "cgroup", d->cgroup, sizeof(d->cgroup)) < 0)
@@ -306,9 +303,9 @@ void gs_draw_detail(struct gs_ui *ui)
     erase();
     if (d->gpu == GS_ROW_NO_GPU)
         snprintf(b, sizeof(b), "Process %u, parent of GPU processes, not on a GPU itself%s   "
-                 "(Esc/Enter: back, k: signal)", d->pid, k < 0 ? "  [gone]" : "");
+                 "(Esc/Enter: back, k: signal, p: Python stacks)", d->pid, k < 0 ? "  [gone]" : "");
     else
-        snprintf(b, sizeof(b), "Process %u on GPU %u%s   (Esc/Enter: back, k: signal)", d->pid,
+        snprintf(b, sizeof(b), "Process %u on GPU %u%s   (Esc/Enter: back, k: signal, p: Python stacks)", d->pid,
                  d->gpu < ui->view.ngpus ? ui->view.gpus[d->gpu].st.index : d->gpu,
                  k < 0 ? "  [no longer on the GPU]" : "");
     gs_put(ui, y++, 0, COLS, GS_R_TITLE, b);
@@ -333,11 +330,15 @@ void gs_draw_detail(struct gs_ui *ui)
     }
     detail_growth(ui, y++);
     y += 2;
+    if (k >= 0)
+        y = gs_detail_pytorch(ui, ui->rows.v[k].p, y);
     y = detail_findings(ui, y);
     gs_put(ui, y++, 0, COLS, GS_R_LABEL, "Command line:");
     y = put_wrapped(ui, y, 2, d->cmdline, LINES - 4);
     gs_put(ui, y++, 0, COLS, GS_R_LABEL, "Cgroup:");
     y = put_wrapped(ui, y, 2, d->cgroup, LINES - 3);
+    if (gs_detail_stacks(ui, d->pid, y))
+        return; /* the stacks, once asked for, in place of the environment */
     gs_put(ui, y++, 0, COLS, GS_R_LABEL, "Environment (CUDA_*, NVIDIA_*, NCCL_* first; Up/Down scrolls):");
     const char *e = d->env;
     for (int skip = 0; skip < d->scroll && *e; skip++)
@@ -353,7 +354,14 @@ static int health_layout(const struct gs_ui *ui, void (*line)(void *, int, int, 
 {
     char b[1200];
     int n = 0;
-    if (!ui->findings.n) {
+    if (ui->findings.lost) {
+        snprintf(b, sizeof(b), "Out of memory: %zu finding%s of the health engine could not be kept, so this "
+                               "list is incomplete.", ui->findings.lost, ui->findings.lost == 1 ? "" : "s");
+        if (line)
+            line(arg, n, 0, GS_R_BAD, b);
+        n++;
+    }
+    if (!ui->findings.n && !ui->findings.lost) {
         if (line)
             line(arg, n, 0, GS_R_OK, "No problems found by the health engine (window: since top started, "
                                      "throttling and job means over the last minute).");

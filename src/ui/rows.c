@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "core/err.h"
+#include "lib/vec.h"
 #include "ui/rows.h"
 
 const struct gs_coldef gs_cols[GS_COL_COUNT] = {
@@ -45,16 +46,10 @@ void gs_rows_release(struct gs_rows *r)
 
 static int rows_reserve(struct gs_rows *r, size_t n)
 {
-    if (n <= r->cap)
-        return 0;
-    size_t cap = r->cap ? r->cap : 64;
-    while (cap < n)
-        cap *= 2;
-    struct gs_row *v = realloc(r->v, cap * sizeof(*v));
+    struct gs_row *v = gs_vec_grow(r->v, &r->cap, n, sizeof(*v));
     if (!v)
         return -GS_E_NOMEM;
     r->v = v;
-    r->cap = cap;
     return 0;
 }
 

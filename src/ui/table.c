@@ -191,6 +191,35 @@ static void table_scroll(struct gs_ui *ui, int nvis)
         ui->top = n - nvis > 0 ? n - nvis : 0;
 }
 
+/* Tell the sampler which processes are on screen: only their CPU and RSS
+ * are read every tick (the rest every few seconds), unless the sort needs
+ * them all. Handed on only when the set changed. */
+static void table_focus(struct gs_ui *ui, int nvis)
+{
+    uint32_t pids[256];
+    uint32_t n = 0;
+    bool all = ui->conf.sort_col == GS_COL_CPU || ui->conf.sort_col == GS_COL_HMEM;
+    uint64_t h = all ? 0x9e3779b97f4a7c15ull : 0xcbf29ce484222325ull;
+
+    for (int i = 0; !all && i < nvis && ui->top + i < (long)ui->rows.n; i++) {
+        const struct gs_row *r = &ui->rows.v[ui->top + i];
+        if (r->virt)
+            continue;
+        if (n == sizeof(pids) / sizeof(pids[0])) {
+            all = true;
+            break;
+        }
+        pids[n++] = r->pid;
+        h = (h ^ r->pid) * 0x100000001b3ull;
+    }
+    if (all)
+        h = 0x9e3779b97f4a7c15ull;
+    if (!ui->feed || h == ui->focus_hash)
+        return;
+    ui->focus_hash = h;
+    gs_feed_set_focus(ui->feed, pids, n, all);
+}
+
 void gs_draw_table(struct gs_ui *ui)
 {
     const struct gs_layout *l = &ui->lay;
@@ -206,6 +235,7 @@ void gs_draw_table(struct gs_ui *ui)
         long k = ui->top + i;
         table_row(ui, &ui->rows.v[k], l->table_y + 1 + i, k == ui->sel);
     }
+    table_focus(ui, nvis);
     for (; i < nvis; i++) /* no erase() before a partial frame: blank what is left */
         mvhline(l->table_y + 1 + i, 0, ' ' | ui->attr[GS_R_NORMAL], COLS);
     if (!ui->rows.n && nvis > 0)

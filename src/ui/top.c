@@ -17,8 +17,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "core/pyhook.h"
 #include "ui/keys.h"
+#include "ui/pystack.h"
 #include "ui/ui.h"
+#include "lib/clock.h"
 
 static volatile sig_atomic_t g_quit;
 static volatile sig_atomic_t g_curses_on;
@@ -53,20 +56,13 @@ static void install_signals(void)
     sigaction(SIGFPE, &sa, NULL);
 }
 
-static uint64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
-
 void gs_ui_message(struct gs_ui *ui, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(ui->msg, sizeof(ui->msg), fmt, ap);
     va_end(ap);
-    ui->msg_until_ns = mono_ns() + 3000000000ull;
+    ui->msg_until_ns = gs_clock_mono_ns() + 3000000000ull;
 }
 
 const struct gs_row *gs_ui_selected(const struct gs_ui *ui)
@@ -80,8 +76,10 @@ void gs_ui_rebuild_rows(struct gs_ui *ui)
 {
     ui->table_dirty = true;
     ui->rows_valid = gs_rows_build(&ui->rows, &ui->view, ui->filter) == 0;
-    if (!ui->rows_valid)
+    if (!ui->rows_valid) {
         ui->rows.n = 0;
+        gs_ui_message(ui, "out of memory: the process table cannot be shown");
+    }
     gs_rows_sort(&ui->rows, ui->conf.sort_col, ui->conf.sort_desc);
     if (ui->conf.tree) {
         /* non-GPU parents: /proc is read once per new parent PID, once per snapshot at most */
@@ -155,7 +153,8 @@ static void on_snapshot(struct gs_ui *ui)
         ui->full = true;
     }
     gs_hist_push(&ui->hist, &ui->view);
-    gs_xid_track_update(&ui->xids, &ui->view);
+    if (gs_xid_track_update(&ui->xids, &ui->view) < 0)
+        gs_ui_message(ui, "out of memory: the Xid counts are those of an earlier snapshot");
     gs_hbadges_update(&ui->hb, &ui->view, &ui->findings);
     gs_pmem_update(&ui->pmem, &ui->view, ui->view.wall.tv_sec);
     /* Same processes with the same values: keep the order, skip the sort and
@@ -203,7 +202,7 @@ static void draw(struct gs_ui *ui, bool full)
 
 static int poll_timeout_ms(const struct gs_ui *ui)
 {
-    uint64_t now = mono_ns();
+    uint64_t now = gs_clock_mono_ns();
     if (ui->msg[0] && ui->msg_until_ns > now)
         return (int)((ui->msg_until_ns - now) / 1000000ull) + 1;
     return -1; /* nothing else to wait for: snapshots and keys wake poll() */
@@ -241,6 +240,12 @@ static int open_feed(struct gs_ui *ui, struct gs_err *err)
 
     so.slow = GS_SLOW_THREAD;
     so.only_ids = ui->opts.only_ids;
+    so.pyhook = GS_PYHOOK_ASYNC; /* the detail view's PyTorch breakdown (ui/pytorch.c) */
+    /* what the screen and its health checks show: not the graphics and video clocks (two NVML
+     * calls per GPU per refresh; the GPU block shows the SM and memory clocks) */
+    struct gs_fmask unshown = gs_fmask_of(GS_F_CLOCK_GRAPHICS);
+    gs_fmask_set(&unshown, GS_F_CLOCK_VIDEO);
+    so.want = gs_fmask_minus(gs_fmask_default(), unshown);
     /* Threads started from here on (the sampler's slow-field worker, the feed)
      * inherit a full mask: signals always reach the UI thread and wake poll(). */
     sigfillset(&all);
@@ -321,6 +326,7 @@ static void ui_release(struct gs_ui *ui)
     gs_findings_free(&ui->findings);
     gs_ancestry_release(&ui->anc);
     gs_pmem_release(&ui->pmem);
+    gs_pystack_release(ui->pystack);
     free(ui->grid.cell);
     free(ui->last_good);
     free(ui->drawn);

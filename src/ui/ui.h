@@ -89,6 +89,8 @@ struct gs_ui {
     uint32_t chart_cache_gpus;
     size_t chart_cache_per;     /* cells per GPU in chart_cache */
     struct gs_detail det;
+    uint64_t focus_hash;        /* the PIDs on screen last handed to the feed (0: none yet) */
+    struct gs_pystack *pystack;   /* the detail view's Python stacks (pytorch.c), NULL until fetched */
 };
 
 /* theme.c */
@@ -111,6 +113,11 @@ void gs_draw_signal(struct gs_ui *ui);
 void gs_draw_health(struct gs_ui *ui);
 int gs_health_scroll_max(const struct gs_ui *ui);
 int gs_signal_send(struct gs_ui *ui);
+/* pytorch.c: the detail view's Python block */
+struct gs_pystack;
+int gs_detail_pytorch(struct gs_ui *ui, const struct gs_proc *p, int y);
+void gs_detail_fetch_stacks(struct gs_ui *ui, const struct gs_proc *p);
+bool gs_detail_stacks(struct gs_ui *ui, uint32_t pid, int y);
 /* top.c */
 void gs_ui_message(struct gs_ui *ui, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void gs_ui_rebuild_rows(struct gs_ui *ui);

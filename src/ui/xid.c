@@ -10,6 +10,7 @@
 
 #include "core/err.h"
 #include "health/health.h"
+#include "lib/vec.h"
 #include "ui/xid.h"
 
 /* The words and the severity come from the one Xid catalog (health/xid_catalog.c). */
@@ -43,7 +44,7 @@ static void seen_add(struct gs_xid_seen *s, uint32_t xid, int64_t ms)
 int gs_xid_track_update(struct gs_xid_track *t, const struct gs_snapshot *snap)
 {
     if (t->n < snap->ngpus) {
-        struct gs_xid_seen *v = realloc(t->v, snap->ngpus * sizeof(*v));
+        struct gs_xid_seen *v = gs_vec_grow(t->v, &t->cap, snap->ngpus, sizeof(*v));
         if (!v)
             return -GS_E_NOMEM;
         memset(v + t->n, 0, (snap->ngpus - t->n) * sizeof(*v));

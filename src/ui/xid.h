@@ -29,6 +29,7 @@ struct gs_xid_seen {
 struct gs_xid_track {
     struct gs_xid_seen *v;  /* per snapshot GPU slot */
     uint32_t n;
+    size_t cap;
 };
 
 void gs_xid_track_release(struct gs_xid_track *t);

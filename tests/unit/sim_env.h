@@ -48,7 +48,8 @@ static inline void sim_setup(const char *profile, const char *scenario, const ch
         setenv("GPUSCOPE_SIM_FAULTS", faults, 1);
     else
         unsetenv("GPUSCOPE_SIM_FAULTS");
-    unsetenv("GPUSCOPE_BACKENDS");
+    /* NVML only: a real AMD or Intel GPU of the machine must not join the test */
+    setenv("GPUSCOPE_BACKENDS", "nvml", 1);
 }
 
 /* Write text to a fresh scenario file; returns its path (static buffer per slot). */
@@ -106,6 +107,50 @@ static inline void sim_close(struct gs_sampler *s)
     if (s == sim_last)
         sim_last = NULL;
     gs_sampler_close(s);
+}
+
+/* Skip the test (cmocka's skip(), so include cmocka.h first) when a profile is not built. */
+#define NEED_SIM(profile)                                                                      \
+    do {                                                                                       \
+        if (!sim_available(profile))                                                           \
+            skip();                                                                            \
+    } while (0)
+
+/* What most simulator tests hold: a sampler, its options, a snapshot and an error.
+ * `struct sim_fx fx = SIM_FX_INIT;`, then sim_fx_open_on() (or sim_setup(), fx.o
+ * changes and sim_fx_open()), sim_fx_snap() per tick, sim_fx_close() at the end. */
+struct sim_fx {
+    struct gs_sampler *s;
+    struct gs_sampler_opts o;
+    struct gs_snapshot snap;
+    struct gs_err err;
+};
+#define SIM_FX_INIT { .s = NULL, .o = GS_SAMPLER_OPTS_INIT }
+
+static inline int sim_fx_open(struct sim_fx *f)
+{
+    return sim_open(&f->s, &f->o, &f->err);
+}
+
+/* Open a sampler on profile + scenario (+ faults, NULL: none), without host readings. */
+static inline int sim_fx_open_on(struct sim_fx *f, const char *profile, const char *scenario,
+                                 const char *faults)
+{
+    sim_setup(profile, scenario, faults);
+    f->o.want_host = false;
+    return sim_fx_open(f);
+}
+
+static inline int sim_fx_snap(struct sim_fx *f)
+{
+    return gs_sampler_snapshot(f->s, &f->snap, &f->err);
+}
+
+static inline void sim_fx_close(struct sim_fx *f)
+{
+    gs_snapshot_release(&f->snap);
+    sim_close(f->s);
+    f->s = NULL;
 }
 
 #endif /* GS_TEST_SIM_ENV_H */

@@ -2,7 +2,8 @@
 /*
  * snap_fixture.h - a hand-built snapshot for the output tests (test_fields.c,
  * test_json.c): two GPUs, the first fully read with known values, the second
- * with every kind of "not a value" status, and processes on the first.
+ * with every kind of "not a value" status, and processes on the first; and
+ * fixture_gpu_identity for tests that build their own GPUs (test_prom*.c).
  */
 #ifndef GS_TEST_SNAP_FIXTURE_H
 #define GS_TEST_SNAP_FIXTURE_H
@@ -12,6 +13,17 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* A zeroed GPU with only its identity: index idx, an H100's name, UUID GPU-<idx as 8 hex
+ * digits>-0000-..., PCI bus id 00000000:<bus0 + idx>:00.0 (nothing marked read). */
+static inline void fixture_gpu_identity(struct gs_gpu *g, uint32_t idx, unsigned bus0)
+{
+    memset(g, 0, sizeof(*g));
+    g->st.index = idx;
+    snprintf(g->st.name, sizeof(g->st.name), "NVIDIA H100 80GB HBM3");
+    snprintf(g->st.uuid, sizeof(g->st.uuid), "GPU-%08x-0000-0000-0000-000000000000", idx);
+    snprintf(g->st.pci_bus_id, sizeof(g->st.pci_bus_id), "00000000:%02X:00.0", bus0 + idx);
+}
 
 static inline void fixture_gpu0(struct gs_gpu *g)
 {

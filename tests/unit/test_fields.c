@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_fields.c - nvidia-smi field names, aliases, value spellings and CSV rows (out/fields.c, out/csv.c). */
+/* test_fields.c - nvidia-smi field names, aliases, value spellings and CSV rows (format/fields.c, format/csv.c). */
 /* clang-format off */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,8 +7,8 @@
 #include <stdint.h>
 #include <cmocka.h>
 /* clang-format on */
-#include "out/fields.h"
-#include "out/out.h"
+#include "format/fields.h"
+#include "format/format.h"
 #include "snap_fixture.h"
 
 #include <stdio.h>
@@ -36,7 +36,7 @@ static int teardown(void **state)
 static const char *fmt(const char *name, unsigned gpu, int proc, unsigned flags)
 {
     static char buf[600];
-    struct gs_fieldlist fl;
+    static struct gs_fieldlist fl; /* static: reused, its buffer stays reachable */
     struct gs_err err = {0};
     enum gs_query_kind kind = proc >= 0 ? GS_QUERY_COMPUTE_APPS : GS_QUERY_GPU;
     struct gs_field_ctx ctx = {&snap, &snap.gpus[gpu], proc >= 0 ? &snap.gpus[gpu].procs[proc] : NULL};
@@ -97,13 +97,13 @@ static void test_nounits(void **state)
     assert_string_equal(fmt("power.draw", 0, -1, GS_FIELD_NOUNITS), "627.40");
     assert_string_equal(fmt("used_gpu_memory", 0, 0, GS_FIELD_NOUNITS), "30000");
     /* statuses are not units */
-    assert_string_equal(fmt("power.draw", 1, -1, GS_FIELD_NOUNITS), "[Not Supported]");
+    assert_string_equal(fmt("power.draw", 1, -1, GS_FIELD_NOUNITS), "[N/A]");
 }
 
 static void test_not_a_value_spellings(void **state)
 {
     (void)state;
-    assert_string_equal(fmt("power.draw", 1, -1, 0), "[Not Supported]");
+    assert_string_equal(fmt("power.draw", 1, -1, 0), "[N/A]"); /* R440+ spelling of "not supported" */
     assert_string_equal(fmt("memory.used", 1, -1, 0), "[GPU is lost]");
     assert_string_equal(fmt("utilization.gpu", 1, -1, 0), "[N/A]");
     assert_string_equal(fmt("temperature.gpu", 1, -1, 0), "[Unknown Error]");
@@ -117,7 +117,7 @@ static void test_not_a_value_spellings(void **state)
 
 static void test_aliases_and_headers(void **state)
 {
-    struct gs_fieldlist fl;
+    static struct gs_fieldlist fl; /* static: reused, its buffer stays reachable */
     struct gs_err err = {0};
     char *out = NULL;
     size_t len = 0;
@@ -130,7 +130,7 @@ static void test_aliases_and_headers(void **state)
                                         &err),
                      0);
     assert_int_equal(fl.n, 6);
-    gs_csv_write_header(f, &fl);
+    gs_csv_write_header(f, &fl, &snap);
     fclose(f);
     assert_string_equal(out,
                         "name, clocks.current.graphics [MHz], clocks_event_reasons.sw_power_cap, "
@@ -144,9 +144,59 @@ static void test_aliases_and_headers(void **state)
     assert_string_equal(fmt("used_memory", 0, 0, 0), "30000 MiB");
 }
 
+/* Spellings by driver branch: [Not Supported] before R440, the throttle names before R535. */
+static void test_driver_eras(void **state)
+{
+    static struct gs_fieldlist fl;
+    struct gs_err err = {0};
+    char saved[80], *out = NULL;
+    size_t len = 0;
+    (void)state;
+
+    snprintf(saved, sizeof(saved), "%s", snap.sys.driver_version);
+    assert_int_equal(gs_driver_major("418.43"), 418);
+    assert_int_equal(gs_driver_major("550.54.15"), 550);
+    assert_int_equal(gs_driver_major(""), 0);
+    snprintf(snap.sys.driver_version, sizeof(snap.sys.driver_version), "418.43");
+    assert_string_equal(fmt("power.draw", 1, -1, 0), "[Not Supported]");
+    assert_string_equal(fmt("utilization.gpu", 1, -1, 0), "[N/A]"); /* no value now: [N/A] in every era */
+    FILE *f = open_memstream(&out, &len);
+    assert_int_equal(gs_fieldlist_parse(&fl, GS_QUERY_GPU, "clocks_event_reasons.gpu_idle,"
+                                                           "clocks_throttle_reasons.active", &err), 0);
+    gs_csv_write_header(f, &fl, &snap);
+    fclose(f);
+    assert_string_equal(out, "clocks_throttle_reasons.gpu_idle, clocks_throttle_reasons.active\n");
+    free(out);
+    snprintf(snap.sys.driver_version, sizeof(snap.sys.driver_version), "535.54.03");
+    out = NULL;
+    f = open_memstream(&out, &len);
+    gs_csv_write_header(f, &fl, &snap);
+    fclose(f);
+    assert_string_equal(out, "clocks_event_reasons.gpu_idle, clocks_event_reasons.active\n");
+    free(out);
+    snprintf(snap.sys.driver_version, sizeof(snap.sys.driver_version), "%s", saved);
+}
+
+/* Any number of fields (nvidia-smi has no limit; 241 names on R610). */
+static void test_long_field_list(void **state)
+{
+    static struct gs_fieldlist fl;
+    struct gs_err err = {0};
+    char *spec = malloc(1000 * 16);
+    size_t used = 0;
+    (void)state;
+
+    for (int i = 0; i < 1000; i++)
+        used += (size_t)snprintf(spec + used, 1000 * 16 - used, "%smemory.used", i ? "," : "");
+    assert_int_equal(gs_fieldlist_parse(&fl, GS_QUERY_GPU, spec, &err), 0);
+    assert_int_equal(fl.n, 1000);
+    free(spec);
+    gs_fieldlist_free(&fl);
+}
+
 static void test_unknown_field_suggests(void **state)
 {
-    struct gs_fieldlist fl;
+    static struct gs_fieldlist fl; /* static: reused, its buffer stays reachable */
     struct gs_err err = {0};
     (void)state;
 
@@ -182,18 +232,20 @@ static void test_edit_distance(void **state)
 
 static void test_want_and_unread(void **state)
 {
-    struct gs_fieldlist fl;
+    static struct gs_fieldlist fl; /* static: reused, its buffer stays reachable */
     struct gs_err err = {0};
     (void)state;
 
     assert_int_equal(gs_fieldlist_parse(&fl, GS_QUERY_GPU, "index,name,uuid", &err), 0);
-    assert_int_equal(gs_fieldlist_want(&fl), 0);
+    assert_false(gs_fmask_any(gs_fieldlist_want(&fl)));
     assert_int_equal(gs_fieldlist_parse(&fl, GS_QUERY_GPU, "memory.used,clocks_event_reasons.gpu_idle", &err),
                      0);
-    assert_int_equal(gs_fieldlist_want(&fl), (UINT64_C(1) << GS_F_MEM_USED) | (UINT64_C(1) << GS_F_THROTTLE));
+    struct gs_fmask expect = gs_fmask_of(GS_F_MEM_USED);
+    gs_fmask_set(&expect, GS_F_THROTTLE);
+    assert_true(gs_fmask_eq(gs_fieldlist_want(&fl), expect));
     assert_false(gs_fieldlist_wants_slow(&fl));
     assert_int_equal(gs_fieldlist_unread(&fl, NULL, NULL), 0);
-    assert_int_equal(gs_fieldlist_parse(&fl, GS_QUERY_GPU, "pcie.throughput.rx,kmd_version,hostname", &err),
+    assert_int_equal(gs_fieldlist_parse(&fl, GS_QUERY_GPU, "pcie.throughput.rx,power_smoothing.enabled,hostname", &err),
                      0);
     assert_true(gs_fieldlist_wants_slow(&fl));
     assert_int_equal(gs_fieldlist_unread(&fl, NULL, NULL), 2);
@@ -201,7 +253,7 @@ static void test_want_and_unread(void **state)
 
 static char *csv(const char *spec, enum gs_query_kind kind, unsigned flags)
 {
-    struct gs_fieldlist fl;
+    static struct gs_fieldlist fl; /* static: reused, its buffer stays reachable */
     struct gs_err err = {0};
     char *out = NULL;
     size_t len = 0;
@@ -209,7 +261,7 @@ static char *csv(const char *spec, enum gs_query_kind kind, unsigned flags)
 
     assert_int_equal(gs_fieldlist_parse(&fl, kind, spec, &err), 0);
     if (!(flags & GS_CSV_NOHEADER))
-        gs_csv_write_header(f, &fl);
+        gs_csv_write_header(f, &fl, &snap);
     gs_csv_write_rows(f, &snap, &fl, flags);
     fclose(f);
     return out;
@@ -223,7 +275,7 @@ static void test_csv_rows(void **state)
     out = csv("index,name,utilization.gpu,memory.used,power.draw", GS_QUERY_GPU, 0);
     assert_string_equal(out, "index, name, utilization.gpu [%], memory.used [MiB], power.draw [W]\n"
                              "0, NVIDIA H100 80GB HBM3, 38 %, 32362 MiB, 627.40 W\n"
-                             "1, NVIDIA H100 80GB HBM3, [N/A], [GPU is lost], [Not Supported]\n");
+                             "1, NVIDIA H100 80GB HBM3, [N/A], [GPU is lost], [N/A]\n");
     free(out);
     out = csv("index,utilization.gpu,memory.used", GS_QUERY_GPU, GS_CSV_NOHEADER | GS_CSV_NOUNITS);
     assert_string_equal(out, "0, 38, 32362\n1, [N/A], [GPU is lost]\n");
@@ -251,7 +303,7 @@ static void test_help_lists_everything(void **state)
     assert_true(n >= 241);
     n = 0;
     gs_fields_help(GS_QUERY_COMPUTE_APPS, line_count, &n);
-    assert_int_equal(n, 8);
+    assert_int_equal(n, 8 + 2); /* nvidia-smi's 8, and gpu_instance_id, compute_instance_id */
 }
 
 int main(void)
@@ -262,6 +314,8 @@ int main(void)
         cmocka_unit_test(test_nounits),
         cmocka_unit_test(test_not_a_value_spellings),
         cmocka_unit_test(test_aliases_and_headers),
+        cmocka_unit_test(test_driver_eras),
+        cmocka_unit_test(test_long_field_list),
         cmocka_unit_test(test_unknown_field_suggests),
         cmocka_unit_test(test_edit_distance),
         cmocka_unit_test(test_want_and_unread),

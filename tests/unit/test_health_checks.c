@@ -44,6 +44,8 @@ static void healthy_gpu(struct gs_gpu *g, uint32_t idx)
     s->pcie_gen = 5;
     s->pcie_width = 16;
     s->persistence_mode = 1;
+    s->fan_count = 1;
+    s->fan_speed_pct[0] = 55;
     for (int f = 0; f < GS_F_COUNT; f++)
         gs_sample_mark(s, f, GS_ST_OK);
     g->procs_status = GS_ST_OK;
@@ -54,6 +56,9 @@ static void healthy_gpu(struct gs_gpu *g, uint32_t idx)
     p->sm_util_pct = 88;
     p->host_vis = GS_HOST_NOT_VISIBLE;
     snprintf(p->name, sizeof(p->name), "python train.py");
+    p->pgid = 900; /* one job: the ranks share a process group */
+    p->ppid = 899;
+    gs_proc_set(p, GS_P_PARENT);
     gs_proc_set(p, GS_P_GPU_MEM);
     gs_proc_set(p, GS_P_SM_UTIL);
     gs_proc_set(p, GS_P_NAME);
@@ -159,6 +164,45 @@ static void test_leak(void **state)
     check(2, 40, m_leak, NULL, 0, 0); /* too short a window to call it */
 }
 
+/* Thousands of short-lived processes: the window keeps at most max_procs
+ * rings (a forgotten process's ring is freed, not kept in its tombstone). */
+static void test_proc_churn_bounded(void **state)
+{
+    (void)state;
+    struct gs_health_cfg cfg;
+    gs_health_cfg_default(&cfg);
+    cfg.ring_samples = 30; /* a process is forgotten 30 s after it was last seen */
+    cfg.max_procs = 64;
+    cfg.proc_ring_samples = 8;
+    struct gs_health *h = gs_health_new(&cfg);
+    assert_non_null(h);
+    size_t none = 0, one = 0;
+    for (int t = 0; t <= 3000; t++) {
+        struct gs_snapshot snap;
+        gs_snapshot_init(&snap);
+        snap.ngpus = 1;
+        snap.gpus = calloc(1, sizeof(*snap.gpus));
+        healthy_gpu(&snap.gpus[0], 0);
+        snap.gpus[0].nprocs = t == 0 ? 0 : 1;
+        for (int k = 0; t > 1 && k < 4; k++) { /* then 4 new PIDs a second */
+            struct gs_proc *p = gs_gpu_add_proc(&snap.gpus[0]);
+            p->pid = 100000u + (uint32_t)(t * 4 + k);
+            snprintf(p->name, sizeof(p->name), "job-%d", t * 4 + k);
+            gs_proc_set(p, GS_P_NAME);
+        }
+        assert_int_equal(gs_health_add(h, &snap, (int64_t)t * 1000), 0);
+        gs_snapshot_release(&snap);
+        if (t == 0)
+            none = gs_health_mem_bytes(h);
+        else if (t == 1)
+            one = gs_health_mem_bytes(h); /* one process: one ring more */
+        else if (gs_health_mem_bytes(h) > none + 64 * (one - none))
+            fail_msg("t=%d: %zu bytes > %zu + 64 x %zu", t, gs_health_mem_bytes(h), none, one - none);
+    }
+    assert_true(one > none);
+    gs_health_free(h);
+}
+
 static void m_idle(struct gs_snapshot *s, int t)
 {
     (void)t;
@@ -200,10 +244,45 @@ static void m_lag(struct gs_snapshot *s, int t)
     s->gpus[3].s.gpu_util_pct = 45;
 }
 
+/* Two unrelated jobs with the same process name: GPUs 0-1 one job, 2-3 another (idle-ish). */
+static void m_two_jobs(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    for (uint32_t i = 0; i < s->ngpus; i++) {
+        snprintf(s->gpus[i].procs[0].name, sizeof(s->gpus[i].procs[0].name), "python3");
+        s->gpus[i].procs[0].pgid = i < 2 ? 900 : 950;
+    }
+    s->gpus[2].s.gpu_util_pct = 30;
+    s->gpus[3].s.gpu_util_pct = 35;
+}
+
+static void m_lag_two(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[1].s.gpu_util_pct = 40;
+}
+
+static void m_no_identity(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    for (uint32_t i = 0; i < s->ngpus; i++)
+        s->gpus[i].procs[0].valid &= ~(1u << GS_P_PARENT);
+    s->gpus[3].s.gpu_util_pct = 45;
+}
+
 static void test_lagging(void **state)
 {
     (void)state;
     check(4, 30, m_lag, "job.gpu_lagging", 3, 1003);
+    check(4, 30, m_two_jobs, NULL, 0, 0);    /* same name, different process groups: two jobs */
+    check(2, 30, m_lag_two, NULL, 0, 0);     /* one peer is not enough to call a rank slow */
+    check(4, 30, m_no_identity, NULL, 0, 0); /* no identity we trust: no job */
+    struct gs_findings f = { 0 };
+    struct gs_health *h = run_window(4, 30, m_lag, &f, NULL);
+    assert_non_null(strstr(f.v[0].evidence, "process group 900"));
+    assert_non_null(strstr(f.v[0].evidence, "1003 on GPU 3"));
+    gs_findings_free(&f);
+    gs_health_free(h);
 }
 
 /* ---- GPU checks --------------------------------------------------------------------------- */
@@ -214,6 +293,7 @@ static void m_hw_thermal(struct gs_snapshot *s, int t)
         s->gpus[1].s.throttle_reasons |= GS_THROTTLE_HW_THERMAL | GS_THROTTLE_HW_SLOWDOWN;
         s->gpus[1].s.temp_gpu_c = 88;
         s->gpus[1].s.clock_sm_mhz = 900;
+        s->gpus[1].s.fan_speed_pct[0] = 100; /* the fan does what it can */
     }
 }
 
@@ -255,6 +335,14 @@ static void m_gen_idle(struct gs_snapshot *s, int t)
     s->gpus[0].nprocs = 0;
 }
 
+/* the link trained down at idle, read every 5 s by the read schedule: under load only the
+ * readings of the same tick count, so a stale idle generation is no finding */
+static void m_gen_stale(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.pcie_gen = t % 5 ? 1 : 5;
+    s->gpus[0].s.age_ms[GS_F_PCIE_GEN] = (uint32_t)(t % 5) * 1000;
+}
+
 static void m_replay(struct gs_snapshot *s, int t)
 {
     s->gpus[0].s.pcie_replay_count = (uint32_t)t; /* 60/min, gen5 x16 allows 31 */
@@ -282,6 +370,7 @@ static void test_gpu_checks(void **state)
     check(1, 5, m_width, "pcie.width_degraded", 0, 0);
     check(1, 10, m_gen, "pcie.gen_degraded", 0, 0);
     check(1, 30, m_gen_idle, NULL, 0, 0);
+    check(1, 30, m_gen_stale, NULL, 0, 0);
     check(1, 120, m_replay, "pcie.replay_rate", 0, 0);
     check(1, 5, m_power, "power.limit_reduced", 0, 0);
     check(1, 5, m_persist, "config.persistence_off", 0, 0);
@@ -441,6 +530,282 @@ static void test_visible_devices(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+
+/* ---- fans, throttle time, counters (issue 12) ------------------------------------------------ */
+
+static void m_fan_healthy(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    /* a controller holding 73-75 % at 82 C; a constant 30 % at 75 C under a power cap */
+    s->gpus[0].st.temp_slowdown_c = 92;
+    s->gpus[0].s.temp_gpu_c = 82;
+    s->gpus[0].s.fan_speed_pct[0] = 73 + (uint32_t)(t % 3);
+    s->gpus[1].s.temp_gpu_c = 75;
+    s->gpus[1].s.fan_speed_pct[0] = 30;
+    s->gpus[1].st.fan_min_pct = 30;
+}
+
+static void m_fan_zero_hot(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[0].s.temp_gpu_c = 81;
+    s->gpus[0].s.fan_speed_pct[0] = 0;
+}
+
+static void m_fan_flat_climb(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.temp_gpu_c = 66 + t / 8; /* 66 -> 81 C over two minutes */
+    s->gpus[0].s.fan_speed_pct[0] = 40;
+}
+
+static void m_fan_follows(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.temp_gpu_c = 66 + t / 8;
+    s->gpus[0].s.fan_speed_pct[0] = 40 + (uint32_t)t / 4;
+}
+
+static void test_fan(void **state)
+{
+    (void)state;
+    check(2, 300, m_fan_healthy, NULL, 0, 0);
+    check(1, 90, m_fan_zero_hot, "thermal.fan_stuck", 0, 0);
+    check(1, 30, m_fan_zero_hot, NULL, 0, 0); /* not long enough */
+    check(1, 120, m_fan_flat_climb, "thermal.fan_stuck", 0, 0);
+    check(1, 120, m_fan_follows, NULL, 0, 0);
+}
+
+/* A 300 ms HW thermal slowdown every 10 s: the 1 s samples never see the bit,
+ * the violation counter (ns) does. */
+static void m_short_hw(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.violation_ns[GS_VIOL_HW_THERMAL] = (uint64_t)(t / 10) * 300000000ull;
+    s->gpus[0].s.violation_ns[GS_VIOL_POWER] = (uint64_t)t * 900000000ull; /* power cap: normal */
+}
+
+static void m_brake_counter(struct gs_snapshot *s, int t)
+{
+    s->gpus[1].s.violation_ns[GS_VIOL_HW_POWER_BRAKE] = t > 20 ? (uint64_t)(t - 20) * 1000000000ull : 0;
+}
+
+static void test_violation_counters(void **state)
+{
+    (void)state;
+    check(1, 60, m_short_hw, "thermal.hw_slowdown", 0, 0);
+    check(1, 8, m_short_hw, NULL, 0, 0); /* no slowdown yet: counter flat */
+    check(2, 60, m_brake_counter, "power.hw_power_brake", 1, 0);
+    struct gs_findings f = { 0 };
+    struct gs_health *h = run_window(1, 60, m_short_hw, &f, NULL);
+    assert_true(fabs(f.v[0].value - 1.8) < 0.01); /* 6 x 300 ms, exact */
+    assert_non_null(strstr(f.v[0].evidence, "violation counter"));
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+static void m_hw_now(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[0].s.throttle_reasons |= GS_THROTTLE_HW_SLOWDOWN;
+    s->gpus[1].s.throttle_reasons |= GS_THROTTLE_SW_THERMAL;
+    gs_sample_mark(&s->gpus[0].s, GS_F_VIOL_HW_THERMAL, GS_ST_NOT_SUPPORTED);
+}
+
+static void test_quick_instant(void **state)
+{
+    struct gs_findings f = { 0 };
+    (void)state;
+    struct gs_health *h = run_window(3, 0, m_hw_now, &f, NULL); /* one snapshot */
+    assert_int_equal(f.n, 2);
+    assert_string_equal(f.v[0].code, "thermal.hw_slowdown");
+    assert_string_equal(f.v[1].code, "thermal.sw_slowdown");
+    assert_non_null(strstr(f.v[0].evidence, "active now"));
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+static void m_sbe_storm(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.ecc_vol_corrected = (uint64_t)(t / 5) * 20; /* refreshed every 5 s: 240/min */
+}
+
+static void m_sbe_trickle(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.ecc_vol_corrected = 3 + (uint64_t)(t / 20);
+}
+
+static void m_retire(struct gs_snapshot *s, int t)
+{
+    s->gpus[1].s.remap_corr_rows = t > 10 ? 2 : 1;
+}
+
+static void m_ecc_pending(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[0].s.ecc_mode_current = 1;
+    s->gpus[0].s.ecc_mode_pending = 0;
+}
+
+static void test_memory_rates(void **state)
+{
+    (void)state;
+    check(1, 60, m_sbe_storm, "ecc.sbe_storm", 0, 0);
+    check(1, 120, m_sbe_trickle, NULL, 0, 0);
+    check(2, 30, m_retire, "ecc.retire_rate", 1, 0);
+    check(1, 2, m_ecc_pending, "config.ecc_pending", 0, 0);
+}
+
+static void m_nvlink(struct gs_snapshot *s, int t)
+{
+    for (uint32_t i = 0; i < s->ngpus; i++)
+        s->gpus[i].s.nvlink_count = 18;
+    s->gpus[0].s.nvlink_down_mask = 1u << 5;      /* one of 18 down */
+    s->gpus[1].s.nvlink_down_mask = 0x3FFFF;      /* all down: no bridge, not a finding */
+    s->gpus[2].s.nvlink_replay = (uint64_t)t / 10; /* replays growing */
+}
+
+static void test_nvlink(void **state)
+{
+    struct gs_findings f = { 0 };
+    (void)state;
+    struct gs_health *h = run_window(3, 30, m_nvlink, &f, NULL);
+    assert_int_equal(f.n, 2);
+    assert_string_equal(f.v[0].code, "nvlink.down");
+    assert_int_equal(f.v[0].gpu, 0);
+    assert_non_null(strstr(f.v[0].evidence, "links 5 inactive"));
+    assert_string_equal(f.v[1].code, "nvlink.errors");
+    assert_int_equal(f.v[1].gpu, 2);
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+static struct gs_pci_dev pcidev(uint32_t bus, uint64_t cor, uint64_t fatal)
+{
+    struct gs_pci_dev d = { .domain = 0, .bus = bus, .vendor = 0x10de, .device_id = 0x2330, .class_code = 0x030200,
+                            .has_aer = true, .aer_cor = cor, .aer_fatal = fatal };
+    snprintf(d.bdf, sizeof(d.bdf), "0000:%02x:00.0", bus);
+    return d;
+}
+
+static void test_pci_and_aer(void **state)
+{
+    struct gs_findings f = { 0 };
+    (void)state;
+    struct gs_health *h = run_window(2, 0, NULL, &f, NULL); /* GPUs at buses 0x18, 0x19 */
+    struct gs_pci_dev d[3] = { pcidev(0x18, 5, 0), pcidev(0x19, 0, 0), pcidev(0x3b, 0, 0) };
+    gs_health_add_pci(h, d, 3);
+    gs_health_eval(h, &f);
+    expect_only(&f, "gpu.missing_from_nvml", GS_NO_GPU, 0);
+    assert_non_null(strstr(f.v[0].title, "0000:3b:00.0"));
+    gs_health_free(h);
+    /* correctable errors growing fast, and a fatal one since boot */
+    h = gs_health_new(&(struct gs_health_cfg){ 0 });
+    gs_health_free(h);
+    struct gs_health_cfg cfg;
+    gs_health_cfg_default(&cfg);
+    h = gs_health_new(&cfg);
+    struct gs_snapshot snap;
+    for (int t = 0; t <= 60; t += 60) {
+        gs_snapshot_init(&snap);
+        snap.ngpus = 2;
+        snap.gpus = calloc(2, sizeof(*snap.gpus));
+        healthy_gpu(&snap.gpus[0], 0);
+        healthy_gpu(&snap.gpus[1], 1);
+        gs_health_add(h, &snap, t * 1000);
+        gs_snapshot_release(&snap);
+        struct gs_pci_dev e[2] = { pcidev(0x18, 100 + (uint64_t)t * 10, 0), pcidev(0x19, 0, t ? 1 : 0) };
+        gs_health_add_pci(h, e, 2);
+    }
+    gs_health_eval(h, &f);
+    assert_int_equal(f.n, 2);
+    assert_string_equal(f.v[0].code, "pcie.aer_uncorrectable"); /* critical first */
+    assert_int_equal(f.v[0].gpu, 1);
+    assert_string_equal(f.v[1].code, "pcie.aer_correctable");
+    assert_int_equal(f.v[1].gpu, 0);
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+static void m_busy_empty(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[1].s.gpu_util_pct = 100;
+    s->gpus[1].nprocs = 0;
+    s->gpus[1].st.minor_number = 1;
+    s->gpus[0].st.minor_number = 0;
+}
+
+static void test_holders(void **state)
+{
+    struct gs_findings f = { 0 };
+    uint64_t minors = 0;
+    (void)state;
+    struct gs_health *h = run_window(2, 3, m_busy_empty, &f, NULL);
+    assert_true(gs_health_holders_wanted(h, &minors));
+    assert_int_equal(minors, 2); /* only /dev/nvidia1 needs a look */
+    struct gs_dev_holder v[3] = { { 4242, 1, "python" }, { 77, 1, "nvidia-persiste" }, { 88, 0, "python" } };
+    gs_health_add_holders(h, v, 3);
+    gs_health_eval(h, &f);
+    expect_only(&f, "proc.hidden_holder", 1, 4242);
+    assert_null(strstr(f.v[0].evidence, "nvidia-persiste"));
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+static void test_xid119_caller(void **state)
+{
+    struct gs_findings f = { 0 };
+    (void)state;
+    struct gs_health *h = run_window(1, 0, NULL, &f, NULL);
+    struct gs_xid x = { .xid = 119, .gpu = GS_NO_GPU, .has_pci = true, .pci_bus = 0x18, .pid = 5501, .ts_s = 9 };
+    snprintf(x.name, sizeof(x.name), "nvidia-smi");
+    gs_health_add_kmsg(h, &x, 1);
+    gs_health_eval(h, &f);
+    expect_only(&f, "xid.119", 0, 0); /* the caller is not the culprit: no PID on the finding */
+    assert_non_null(strstr(f.v[0].evidence, "5501 (nvidia-smi) was the caller"));
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+static void test_unevaluated(void **state)
+{
+    struct gs_findings f = { 0 };
+    struct gs_unevaluated u[16];
+    (void)state;
+    struct gs_health *h = run_window(4, 10, NULL, &f, NULL);
+    size_t n = gs_health_unevaluated(h, u, 16);
+    bool leak = false, fan = false, lag = false;
+    for (size_t i = 0; i < n; i++) {
+        leak |= !strcmp(u[i].code, "proc.memory_leak") && u[i].need_s == 60 && fabs(u[i].have_s - 10) < 0.01;
+        fan |= !strcmp(u[i].code, "thermal.fan_stuck");
+        lag |= !strcmp(u[i].code, "job.gpu_lagging");
+    }
+    assert_true(leak && fan);
+    assert_false(lag); /* 10 s is what it needs */
+    gs_health_free(h);
+    h = run_window(4, 600, NULL, &f, NULL);
+    assert_int_equal(gs_health_unevaluated(h, u, 16), 0);
+    gs_findings_free(&f);
+    gs_health_free(h);
+}
+
+/* Every finding's value is its evidence's headline number, never a silent 0. */
+static void test_values(void **state)
+{
+    (void)state;
+    mutate_fn ms[] = { m_hw_thermal, m_ecc, m_remap, m_width, m_replay, m_power, m_brake_counter, m_sbe_storm,
+                       m_retire, m_nvlink, m_short_hw };
+    for (size_t k = 0; k < sizeof(ms) / sizeof(ms[0]); k++) {
+        struct gs_findings f = { 0 };
+        struct gs_health *h = run_window(3, 90, ms[k], &f, NULL);
+        for (size_t i = 0; i < f.n; i++) {
+            if (f.v[i].value == 0)
+                fprintf(stderr, "zero value: %s %s\n", f.v[i].code, f.v[i].evidence);
+            assert_true(f.v[i].value != 0);
+        }
+        gs_findings_free(&f);
+        gs_health_free(h);
+    }
+}
+
 /* ---- detectors ---------------------------------------------------------------------------- */
 
 static void test_linreg(void **state)
@@ -487,9 +852,34 @@ static void test_sawtooth_detector(void **state)
     assert_false(gs_sawtooth(t, u, 120, &cfg, &saw));
 }
 
+/* A findings list that cannot grow counts what it lost, and a clear forgets it:
+ * the evaluation can then say it is incomplete instead of passing for whole. */
+static void test_findings_lost(void **state)
+{
+    struct gs_finding one;
+    /* a full list whose next growth overflows: refused before any allocation */
+    size_t full = SIZE_MAX / sizeof(struct gs_finding);
+    struct gs_findings f = { .v = &one, .n = full, .cap = full };
+    (void)state;
+    assert_null(gs_findings_add(&f));
+    assert_null(gs_findings_add(&f));
+    assert_int_equal(f.lost, 2);
+    assert_ptr_equal(f.v, &one);
+    gs_findings_clear(&f);
+    assert_int_equal(f.lost, 0);
+    assert_int_equal(f.n, 0);
+    f.v = NULL;
+    f.cap = 0;
+    assert_non_null(gs_findings_add(&f));
+    assert_int_equal(f.n, 1);
+    assert_int_equal(f.lost, 0);
+    gs_findings_free(&f);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_findings_lost),
         cmocka_unit_test(test_healthy_steady),   cmocka_unit_test(test_leak),
         cmocka_unit_test(test_idle_and_busy),    cmocka_unit_test(test_input_stall),
         cmocka_unit_test(test_lagging),          cmocka_unit_test(test_gpu_checks),
@@ -497,6 +887,12 @@ int main(void)
         cmocka_unit_test(test_xid_dedup_sources), cmocka_unit_test(test_kmsg_live_fades),
         cmocka_unit_test(test_count_and_driver), cmocka_unit_test(test_visible_devices),
         cmocka_unit_test(test_linreg),           cmocka_unit_test(test_sawtooth_detector),
+        cmocka_unit_test(test_fan),              cmocka_unit_test(test_violation_counters),
+        cmocka_unit_test(test_quick_instant),    cmocka_unit_test(test_memory_rates),
+        cmocka_unit_test(test_nvlink),           cmocka_unit_test(test_pci_and_aer),
+        cmocka_unit_test(test_holders),          cmocka_unit_test(test_xid119_caller),
+        cmocka_unit_test(test_unevaluated),      cmocka_unit_test(test_values),
+        cmocka_unit_test(test_proc_churn_bounded),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

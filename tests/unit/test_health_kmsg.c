@@ -38,19 +38,30 @@ static const struct want corpus[] = {
     { 74, 0, 0x9a, 0, 1200, "torchrun", -1, -1, "NVLink: fatal error" },
     { 79, 0, 0x01, 0, 0, "", -1, -1, "GPU has fallen off the bus." },
     { 79, 0, 0xab, 0, 0, "", -1, -1, "GPU has fallen off the bus." },
+    { GS_XID_INIT_FAILED, 0, 0xd8, 0, 0, "", -1, -1, "RmInitAdapter failed! (0x26:0xffff:1227)" },
 };
 
-static void test_corpus(void **state)
+/* tests/fixtures/kmsg/public-reports.txt: lines from public bug reports (sources in the file). */
+static const struct want reports[] = {
+    { 79, 0, 0xb3, 0, 0, "", -1, -1, "GPU has fallen off the bus." },  /* three-line form, address on line 1 */
+    { GS_XID_INIT_FAILED, 0, 0x0a, 0, 0, "", -1, -1, "RmInitAdapter failed! (0x24:0x72:1568)" },
+    { GS_XID_INIT_FAILED, 0, 0x0a, 0, 0, "", -1, -1, "RmInitAdapter failed!" },
+    { GS_XID_INIT_FAILED, 0, 0x98, 0, 0, "", -1, -1, "RmInitAdapter failed! (0x62:0x65:1792)" },
+    { 119, 0, 0x61, 0, 1346198, "nvidia-smi", -1, -1, "Timeout waiting for RPC from GSP!" },
+    { 119, 0, 0x61, 0, 1346198, "nvidia-smi", -1, -1, "Timeout waiting for RPC from GSP!" },
+    { 79, 0, 0x44, 0, 0, "", -1, -1, "GPU has fallen off the bus." },
+};
+
+static void check_file(const char *path, size_t lines, const struct want *want, size_t nwant)
 {
     struct gs_kmsg_log log = { 0 };
     struct gs_err err = { 0 };
-    (void)state;
-    assert_int_equal(gs_kmsg_read("tests/fixtures/kmsg/formats.txt", &log, &err), 0);
-    assert_int_equal(log.lines, 29);
-    assert_int_equal(log.n, sizeof(corpus) / sizeof(corpus[0]));
+    assert_int_equal(gs_kmsg_read(path, &log, &err), 0);
+    assert_int_equal(log.lines, lines);
+    assert_int_equal(log.n, nwant);
     for (size_t i = 0; i < log.n; i++) {
         const struct gs_xid *x = &log.v[i];
-        const struct want *w = &corpus[i];
+        const struct want *w = &want[i];
         assert_int_equal(x->xid, w->xid);
         assert_true(x->has_pci);
         assert_int_equal(x->pci_domain, w->dom);
@@ -63,6 +74,26 @@ static void test_corpus(void **state)
         assert_memory_equal(x->msg, w->msg_prefix, strlen(w->msg_prefix));
     }
     gs_kmsg_free(&log);
+}
+
+static void test_corpus(void **state)
+{
+    (void)state;
+    check_file("tests/fixtures/kmsg/formats.txt", 29, corpus, sizeof(corpus) / sizeof(corpus[0]));
+    check_file("tests/fixtures/kmsg/public-reports.txt", 20, reports, sizeof(reports) / sizeof(reports[0]));
+}
+
+/* /dev/kmsg keeps a multi-line message in one record, newlines escaped. */
+static void test_kmsg_record_multiline(void **state)
+{
+    static const char rec[] = "3,812,1843308145,-;NVRM: The NVIDIA GPU 0000:b3:00.0\\x0aNVRM: (PCI ID: 10de:26b5) "
+                              "installed in this system has\\x0aNVRM: fallen off the bus and is not responding to commands.";
+    struct gs_xid x;
+    (void)state;
+    assert_int_equal(gs_kmsg_parse_line(rec, strlen(rec), &x), 2);
+    assert_int_equal(x.xid, 79);
+    assert_true(x.has_pci);
+    assert_int_equal(x.pci_bus, 0xb3);
 }
 
 static void test_timestamps(void **state)
@@ -88,7 +119,7 @@ static void test_noise_and_garbage(void **state)
         "", "NVRM", "NVRM: Xid (", "NVRM: Xid ()", "NVRM: Xid (PCI:0000:18:00): ", "NVRM: Xid (x): -3, a",
         "NVRM: Xid (PCI:0000:18:00): 12345678, overlong code", "random line mentioning Xid 79",
         "nvidia-nvswitch3: SXid (PCI:0000:05:00.0): 12028, Non-fatal, Link 32",
-        "NVRM: GPU 0000:d8:00.0: RmInitAdapter failed! (0x26:0xffff:1227)",
+        "NVRM: GPU 0000:d8:00.0: rm_init_adapter failed, device minor number 0", /* the companion line */
     };
     struct gs_xid x;
     (void)state;
@@ -98,6 +129,13 @@ static void test_noise_and_garbage(void **state)
     const char *odd = "NVRM: Xid (GPU-deadbeef): 45, pid=1, name=x, Ch 00000001";
     assert_int_equal(gs_kmsg_parse_line(odd, strlen(odd), &x), 1);
     assert_int_equal(x.xid, 45);
+    assert_false(x.has_pci);
+    /* RmInitAdapter with and without an address */
+    const char *init = "NVRM: GPU 0000:d8:00.0: RmInitAdapter failed! (0x26:0xffff:1227)";
+    assert_int_equal(gs_kmsg_parse_line(init, strlen(init), &x), 3);
+    assert_int_equal(x.pci_bus, 0xd8);
+    const char *init_old = "NVRM: RmInitAdapter failed! (0x26:0xffff:1227)";
+    assert_int_equal(gs_kmsg_parse_line(init_old, strlen(init_old), &x), 3);
     assert_false(x.has_pci);
 }
 
@@ -119,6 +157,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_kmsg_record_multiline),
         cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_noise_and_garbage),
         cmocka_unit_test(test_catalog),

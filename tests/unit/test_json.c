@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* test_json.c - the gpuscope.snapshot/1 JSON (out/json.c): numbers, units in keys, nulls with reasons. */
+/* test_json.c - the gpuscope.snapshot/1 JSON (format/json.c): numbers, units in keys, nulls with reasons. */
 /* clang-format off */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 /* clang-format on */
-#include "out/out.h"
+#include "format/format.h"
 #include "snap_fixture.h"
 
 #include <jansson.h>
@@ -18,11 +18,23 @@
 static struct gs_snapshot snap;
 static json_t *root;
 
+/* The indented text, parsed back (the tests read values by path). */
+static json_t *parse_snapshot(const struct gs_snapshot *sn)
+{
+    size_t len = 0;
+    char *text = gs_json_text(sn, false, &len);
+    json_error_t jerr;
+    json_t *v = text ? json_loadb(text, len, 0, &jerr) : NULL;
+
+    free(text);
+    return v;
+}
+
 static int setup(void **state)
 {
     (void)state;
     fixture_snapshot(&snap);
-    root = gs_json_snapshot(&snap);
+    root = parse_snapshot(&snap);
     return root ? 0 : -1;
 }
 
@@ -178,12 +190,74 @@ static void test_compact_is_one_line(void **state)
     free(out);
 }
 
+/* The streaming writer's text is exactly what jansson itself prints for the
+ * same document (its layout, escaping and reals), indented and compact; a
+ * repeated key would be lost in the parse and fail this too. */
+static void test_text_is_janssons(void **state)
+{
+    size_t flags[2] = {JSON_INDENT(2) | JSON_REAL_PRECISION(12), JSON_COMPACT | JSON_REAL_PRECISION(12)};
+    (void)state;
+
+    for (int c = 0; c < 2; c++) {
+        size_t len = 0;
+        char *text = gs_json_text(&snap, c == 1, &len);
+        char *again = json_dumps(root, flags[c]);
+        assert_non_null(text);
+        assert_non_null(again);
+        assert_int_equal(strlen(again), len);
+        assert_string_equal(text, again);
+        free(text);
+        free(again);
+    }
+}
+
+/* A string jansson will not encode (not UTF-8: a command line cut in the
+ * middle of a character) is null with its reason, never a broken document. */
+static void test_invalid_utf8_is_null_with_reason(void **state)
+{
+    struct gs_snapshot bad;
+    (void)state;
+
+    fixture_snapshot(&bad);
+    snprintf(bad.gpus[0].procs[0].cmdline, sizeof(bad.gpus[0].procs[0].cmdline), "python caf\xc3");
+    json_t *doc = parse_snapshot(&bad);
+    assert_non_null(doc);
+    json_t *p = json_array_get(json_object_get(json_array_get(json_object_get(doc, "gpus"), 0), "processes"), 0);
+    assert_true(json_is_null(json_object_get(json_object_get(p, "host"), "cmdline")));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(p, "unavailable"), "host.cmdline")),
+                        "invalid_utf8");
+    json_decref(doc);
+    gs_snapshot_release(&bad);
+}
+
+/* serve's snapshot: command lines redacted, with a reason; the command name stays. */
+static void test_redact_cmdline(void **state)
+{
+    size_t len = 0;
+    json_error_t jerr;
+    (void)state;
+
+    char *text = gs_json_text_ex(&snap, true, GS_JSON_REDACT_CMDLINE, &len);
+    assert_non_null(text);
+    assert_null(strstr(text, "train.py"));
+    json_t *doc = json_loadb(text, len, 0, &jerr);
+    free(text);
+    assert_non_null(doc);
+    json_t *p0 = json_array_get(json_object_get(json_array_get(json_object_get(doc, "gpus"), 0), "processes"), 0);
+    assert_true(json_is_null(json_object_get(json_object_get(p0, "host"), "cmdline")));
+    assert_string_equal(json_string_value(json_object_get(json_object_get(p0, "unavailable"), "host.cmdline")),
+                        "redacted");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(p0, "host"), "command")), "python");
+    json_decref(doc);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_top_level),           cmocka_unit_test(test_numbers_are_numbers),
         cmocka_unit_test(test_nulls_carry_reasons), cmocka_unit_test(test_processes),
-        cmocka_unit_test(test_compact_is_one_line),
+        cmocka_unit_test(test_compact_is_one_line), cmocka_unit_test(test_text_is_janssons),
+        cmocka_unit_test(test_invalid_utf8_is_null_with_reason), cmocka_unit_test(test_redact_cmdline),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -35,6 +35,37 @@ static void test_mark_keeps_mask_and_status_in_step(void **state)
     assert_string_equal(gs_status_name(GS_ST_NOT_SUPPORTED), "Not Supported");
 }
 
+/* Field sets span more than one 64-bit word: bits past 63 behave like the rest. */
+static void test_fmask_spans_words(void **state)
+{
+    struct gs_fmask m = GS_FMASK_NONE, all = gs_fmask_all();
+    unsigned seen[4], n = 0;
+    (void)state;
+
+    assert_false(gs_fmask_any(m));
+    gs_fmask_set(&m, 3);
+    gs_fmask_set(&m, 64);
+    gs_fmask_set(&m, GS_F_MAX - 1);
+    gs_fmask_set(&m, GS_F_MAX); /* out of range: ignored */
+    assert_true(gs_fmask_has(m, 64) && gs_fmask_has(m, 3) && !gs_fmask_has(m, 63));
+    assert_false(gs_fmask_has(m, GS_F_MAX));
+    GS_FMASK_FOREACH(f, m)
+        seen[n++] = f;
+    assert_int_equal(n, 3);
+    assert_int_equal(seen[0], 3);
+    assert_int_equal(seen[1], 64);
+    assert_int_equal(seen[2], GS_F_MAX - 1);
+    gs_fmask_clear(&m, 64);
+    assert_false(gs_fmask_has(m, 64));
+    assert_true(gs_fmask_eq(gs_fmask_and(m, gs_fmask_of(3)), gs_fmask_of(3)));
+    assert_true(gs_fmask_eq(gs_fmask_minus(gs_fmask_or(m, gs_fmask_of(9)), m), gs_fmask_of(9)));
+    n = 0;
+    GS_FMASK_FOREACH(f, all)
+        n++;
+    assert_int_equal(n, GS_F_COUNT);
+    assert_false(gs_fmask_has(all, GS_F_COUNT));
+}
+
 static void test_snapshot_copy_is_deep(void **state)
 {
     struct gs_snapshot a, b;
@@ -87,6 +118,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_zeroed_sample_is_not_supported),
         cmocka_unit_test(test_mark_keeps_mask_and_status_in_step),
+        cmocka_unit_test(test_fmask_spans_words),
         cmocka_unit_test(test_snapshot_copy_is_deep),
         cmocka_unit_test(test_throttle_and_arch_names),
         cmocka_unit_test(test_err_set_returns_negative_code),

@@ -19,23 +19,6 @@
 #include "core/sampler.h"
 #include "sim_env.h"
 
-#define NEED_SIM(profile)                                                                      \
-    do {                                                                                       \
-        if (!sim_available(profile))                                                           \
-            skip();                                                                            \
-    } while (0)
-
-/* Open a sampler on profile + scenario (+ faults); returns the open's result. */
-static int open_on(struct gs_sampler **s, const char *profile, const char *scenario,
-                   const char *faults, struct gs_err *err)
-{
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-
-    sim_setup(profile, scenario, faults);
-    o.want_host = false;
-    return sim_open(s, &o, err);
-}
-
 static const struct gs_proc *find_pid(const struct gs_gpu *g, uint32_t pid)
 {
     for (uint32_t i = 0; i < g->nprocs; i++)
@@ -47,106 +30,93 @@ static const struct gs_proc *find_pid(const struct gs_gpu *g, uint32_t pid)
 /* ---- initialisation failures -------------------------------------------------------- */
 static void test_driver_not_loaded(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    assert_int_equal(open_on(&s, "current", "demo", "nvmlInit_v2 error=DRIVER_NOT_LOADED persist", &err),
-                     -GS_E_NO_DRIVER);
-    assert_null(s);
-    assert_non_null(strstr(err.msg, "not loaded"));
-    assert_non_null(strstr(err.hint, "modprobe nvidia"));
-    assert_non_null(strstr(err.hint, "Secure Boot"));
-    assert_non_null(strstr(err.hint, "dkms"));
+    assert_int_equal(sim_fx_open_on(&fx, "current", "demo", "nvmlInit_v2 error=DRIVER_NOT_LOADED persist"),
+                                    -GS_E_NO_DRIVER);
+    assert_null(fx.s);
+    assert_non_null(strstr(fx.err.msg, "not loaded"));
+    assert_non_null(strstr(fx.err.hint, "modprobe nvidia"));
+    assert_non_null(strstr(fx.err.hint, "Secure Boot"));
+    assert_non_null(strstr(fx.err.hint, "dkms"));
 }
 
 static void test_version_mismatch(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    assert_int_equal(open_on(&s, "current", "demo",
-                             "nvmlInit_v2 error=LIB_RM_VERSION_MISMATCH persist", &err),
+    assert_int_equal(sim_fx_open_on(&fx, "current", "demo",
+                                    "nvmlInit_v2 error=LIB_RM_VERSION_MISMATCH persist"),
                      -GS_E_NO_DRIVER);
-    assert_non_null(strstr(err.msg, "version mismatch"));
-    assert_non_null(strstr(err.hint, "reboot"));
+    assert_non_null(strstr(fx.err.msg, "version mismatch"));
+    assert_non_null(strstr(fx.err.hint, "reboot"));
 }
 
 static void test_init_no_permission(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    assert_int_equal(open_on(&s, "current", "demo", "nvmlInit_v2 error=NO_PERMISSION persist", &err),
-                     -GS_E_PERMISSION);
-    assert_non_null(strstr(err.hint, "/dev/nvidia"));
-    assert_non_null(strstr(err.hint, "cgroup"));
+    assert_int_equal(sim_fx_open_on(&fx, "current", "demo", "nvmlInit_v2 error=NO_PERMISSION persist"),
+                                    -GS_E_PERMISSION);
+    assert_non_null(strstr(fx.err.hint, "/dev/nvidia"));
+    assert_non_null(strstr(fx.err.hint, "cgroup"));
 }
 
 static void test_no_devices(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    assert_int_equal(open_on(&s, "current", sim_write_scenario("name nogpu\n"), NULL, &err),
-                     -GS_E_NO_DEVICE);
-    assert_non_null(strstr(err.msg, "no GPU"));
+    assert_int_equal(sim_fx_open_on(&fx, "current", sim_write_scenario("name nogpu\n"), NULL),
+                                    -GS_E_NO_DEVICE);
+    assert_non_null(strstr(fx.err.msg, "no GPU"));
 }
 
 static void test_init_error_from_scenario(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
     const char *scn = sim_write_scenario("name nodrv\nsystem init_error=DRIVER_NOT_LOADED\ngpu 0\n");
-    assert_int_equal(open_on(&s, "current", scn, NULL, &err), -GS_E_NO_DRIVER);
+    assert_int_equal(sim_fx_open_on(&fx, "current", scn, NULL), -GS_E_NO_DRIVER);
 }
 
 /* A GPU refusing its handle stays in the list as an error entry. */
 static void test_handle_refused(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
     const char *scn = sim_write_scenario("name hidden\ngpu 0-2\ngpu 1 handle_error=NO_PERMISSION\n");
-    assert_int_equal(open_on(&s, "current", scn, NULL, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), -GS_E_BACKEND);
-    assert_int_equal(snap.ngpus, 3);
-    assert_int_equal(snap.gpus[1].state, GS_GPU_ERROR);
-    assert_int_equal(snap.gpus[1].s.status[GS_F_POWER], GS_ST_NO_PERMISSION);
-    assert_non_null(strstr(err.msg, "GPU 1"));
-    assert_non_null(strstr(err.hint, "/dev/nvidia"));
-    assert_int_equal(snap.gpus[0].state, GS_GPU_OK);
-    assert_int_equal(snap.gpus[2].state, GS_GPU_OK);
-    assert_true(gs_sample_has(&snap.gpus[2].s, GS_F_POWER));
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    assert_int_equal(sim_fx_open_on(&fx, "current", scn, NULL), 0);
+    assert_int_equal(sim_fx_snap(&fx), -GS_E_BACKEND);
+    assert_int_equal(fx.snap.ngpus, 3);
+    assert_int_equal(fx.snap.gpus[1].state, GS_GPU_ERROR);
+    assert_int_equal(fx.snap.gpus[1].s.status[GS_F_POWER], GS_ST_NO_PERMISSION);
+    assert_non_null(strstr(fx.err.msg, "GPU 1"));
+    assert_non_null(strstr(fx.err.hint, "/dev/nvidia"));
+    assert_int_equal(fx.snap.gpus[0].state, GS_GPU_OK);
+    assert_int_equal(fx.snap.gpus[2].state, GS_GPU_OK);
+    assert_true(gs_sample_has(&fx.snap.gpus[2].s, GS_F_POWER));
+    sim_fx_close(&fx);
 }
 
 /* A GPU that is already lost when we start. */
 static void test_handle_lost(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
     const char *scn = sim_write_scenario("name gone\ngpu 0-1\ngpu 0 handle_error=GPU_IS_LOST\n");
-    assert_int_equal(open_on(&s, "current", scn, NULL, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), -GS_E_GPU_LOST);
-    assert_int_equal(snap.gpus[0].state, GS_GPU_LOST);
-    assert_true(snap.gpus[0].lost_since > 0);
-    assert_int_equal(snap.gpus[1].state, GS_GPU_OK);
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    assert_int_equal(sim_fx_open_on(&fx, "current", scn, NULL), 0);
+    assert_int_equal(sim_fx_snap(&fx), -GS_E_GPU_LOST);
+    assert_int_equal(fx.snap.gpus[0].state, GS_GPU_LOST);
+    assert_true(fx.snap.gpus[0].lost_since > 0);
+    assert_int_equal(fx.snap.gpus[1].state, GS_GPU_OK);
+    sim_fx_close(&fx);
 }
 
 /* ---- driver profiles: absent symbols give the same values ------------------------------ */
@@ -185,24 +155,20 @@ static void check_procs(const struct gs_snapshot *snap, const char *profile)
 
 static void run_profile(const char *profile, bool has_reserved, bool has_fan_count)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
 
     if (!sim_available(profile))
         skip();
-    assert_int_equal(open_on(&s, profile, sim_write_scenario(procs_scn), NULL, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    check_procs(&snap, profile);
-    const struct gs_gpu *g = &snap.gpus[0];
+    assert_int_equal(sim_fx_open_on(&fx, profile, sim_write_scenario(procs_scn), NULL), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    check_procs(&fx.snap, profile);
+    const struct gs_gpu *g = &fx.snap.gpus[0];
     assert_true(gs_sample_has(&g->s, GS_F_MEM_USED));
     assert_true(gs_sample_has(&g->s, GS_F_TEMP_GPU));
     assert_true(gs_sample_has(&g->s, GS_F_THROTTLE));
     assert_int_equal(gs_sample_has(&g->s, GS_F_MEM_RESERVED), has_reserved);
     assert_int_equal(gs_static_has(&g->st, GS_S_FAN_COUNT), has_fan_count);
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    sim_fx_close(&fx);
 }
 
 static void test_profile_current(void **state)
@@ -248,81 +214,70 @@ static void add_line(void *arg, const char *text)
 
 static void test_bound_names_recorded(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     static struct lines l;
     (void)state;
     NEED_SIM("r535early");
-    assert_int_equal(open_on(&s, "r535early", "demo", NULL, &err), 0);
+    assert_int_equal(sim_fx_open_on(&fx, "r535early", "demo", NULL), 0);
     l.text[0] = '\0';
-    gs_sampler_describe(s, add_line, &l);
+    gs_sampler_describe(fx.s, add_line, &l);
     assert_non_null(strstr(l.text, "nvmlDeviceGetComputeRunningProcesses -> "
                                    "nvmlDeviceGetComputeRunningProcesses_v3"));
     assert_non_null(strstr(l.text, "compute process entry -> 32 bytes"));
     assert_non_null(strstr(l.text, "nvmlDeviceGetTemperatureV -> (absent)"));
-    sim_close(s);
+    sim_close(fx.s);
     if (!sim_available("r470"))
         return;
-    assert_int_equal(open_on(&s, "r470", "demo", NULL, &err), 0);
+    assert_int_equal(sim_fx_open_on(&fx, "r470", "demo", NULL), 0);
     l.text[0] = '\0';
-    gs_sampler_describe(s, add_line, &l);
+    gs_sampler_describe(fx.s, add_line, &l);
     assert_non_null(strstr(l.text, "-> nvmlDeviceGetComputeRunningProcesses_v2"));
     assert_non_null(strstr(l.text, "compute process entry -> 24 bytes"));
     assert_non_null(strstr(l.text, "nvmlDeviceGetMemoryInfo_v2 -> (absent)"));
-    sim_close(s);
+    sim_close(fx.s);
 }
 
 /* ---- process lists ------------------------------------------------------------------------ */
 /* The list grows between the size query and the read: negotiation retries. */
 static void test_list_grows(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
     const char *scn = sim_write_scenario("name grow\ngpu 0\nproc 0 pid=5000 count=60 mem=1GiB\n");
-    assert_int_equal(open_on(&s, "current", scn,
-                             "nvmlDeviceGetComputeRunningProcesses_v3 call=1 grow=40", &err),
+    assert_int_equal(sim_fx_open_on(&fx, "current", scn,
+                                    "nvmlDeviceGetComputeRunningProcesses_v3 call=1 grow=40"),
                      0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.gpus[0].procs_status, GS_ST_OK);
-    assert_int_equal(snap.gpus[0].nprocs, 100);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.gpus[0].procs_status, GS_ST_OK);
+    assert_int_equal(fx.snap.gpus[0].nprocs, 100);
     /* INSUFFICIENT_SIZE on the first call, then one retry with a grown buffer */
     assert_int_equal(sim_calls("nvmlDeviceGetComputeRunningProcesses_v3"), 2);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
     assert_int_equal(sim_calls("nvmlDeviceGetComputeRunningProcesses_v3"), 3);
-    assert_int_equal(snap.gpus[0].nprocs, 100);
-    for (uint32_t i = 0; i < snap.gpus[0].nprocs; i++)
-        assert_int_equal(snap.gpus[0].procs[i].type & GS_PROC_COMPUTE, GS_PROC_COMPUTE);
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    assert_int_equal(fx.snap.gpus[0].nprocs, 100);
+    for (uint32_t i = 0; i < fx.snap.gpus[0].nprocs; i++)
+        assert_int_equal(fx.snap.gpus[0].procs[i].type & GS_PROC_COMPUTE, GS_PROC_COMPUTE);
+    sim_fx_close(&fx);
 }
 
 static void test_bench_64_procs(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    assert_int_equal(open_on(&s, "current", "bench-8x64", NULL, &err), 0);
-    gs_snapshot_init(&snap);
+    assert_int_equal(sim_fx_open_on(&fx, "current", "bench-8x64", NULL), 0);
     for (int t = 0; t < 3; t++)
-        assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    for (uint32_t i = 0; i < snap.ngpus; i++)
-        assert_int_equal(snap.gpus[i].nprocs, 64);
-    gs_snapshot_release(&snap);
-    sim_close(s);
+        assert_int_equal(sim_fx_snap(&fx), 0);
+    for (uint32_t i = 0; i < fx.snap.ngpus; i++)
+        assert_int_equal(fx.snap.gpus[i].nprocs, 64);
+    sim_fx_close(&fx);
 }
 
 /* Per-process utilization: values over 100 % dropped, processes idle get 0. */
 static void test_process_utilization(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     const char *profiles[] = { "current", "r535" }; /* Info API, then the legacy one */
     (void)state;
     for (size_t k = 0; k < 2; k++) {
@@ -331,34 +286,29 @@ static void test_process_utilization(void **state)
         const char *scn = sim_write_scenario("name putil\ngpu 0\n"
                                              "proc 0 pid=6001 sm=40 mem_util=20 mem=1GiB\n"
                                              "proc 0 pid=6002 sm=150 mem=1GiB\n");
-        assert_int_equal(open_on(&s, profiles[k], scn, NULL, &err), 0);
-        gs_snapshot_init(&snap);
-        assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-        const struct gs_proc *p = find_pid(&snap.gpus[0], 6001);
+        assert_int_equal(sim_fx_open_on(&fx, profiles[k], scn, NULL), 0);
+            assert_int_equal(sim_fx_snap(&fx), 0);
+        const struct gs_proc *p = find_pid(&fx.snap.gpus[0], 6001);
         assert_non_null(p);
         assert_true(gs_proc_has(p, GS_P_SM_UTIL));
         assert_int_equal(p->sm_util_pct, 40);
         assert_int_equal(p->mem_util_pct, 20);
-        p = find_pid(&snap.gpus[0], 6002);
+        p = find_pid(&fx.snap.gpus[0], 6002);
         assert_non_null(p);
         assert_true(p->sm_util_pct <= 100);
-        gs_snapshot_release(&snap);
-        sim_close(s);
+        sim_fx_close(&fx);
     }
 }
 
 /* ---- per-field "not supported", asked once --------------------------------------------- */
 static void test_minimal_not_supported(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    assert_int_equal(open_on(&s, "current", "minimal", NULL, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    const struct gs_gpu *g = &snap.gpus[0];
+    assert_int_equal(sim_fx_open_on(&fx, "current", "minimal", NULL), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    const struct gs_gpu *g = &fx.snap.gpus[0];
     int unsupported = 0;
     for (int f = 0; f < GS_F_COUNT; f++) {
         assert_int_not_equal(g->s.status[f], GS_ST_ERROR);
@@ -370,55 +320,45 @@ static void test_minimal_not_supported(void **state)
     /* Not asked again: a second tick does not call what said NOT_SUPPORTED. */
     unsigned long long fan = sim_calls("nvmlDeviceGetFanSpeed_v2") + sim_calls("nvmlDeviceGetFanSpeed");
     unsigned long long ecc = sim_calls("nvmlDeviceGetTotalEccErrors");
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
     assert_int_equal(sim_calls("nvmlDeviceGetFanSpeed_v2") + sim_calls("nvmlDeviceGetFanSpeed"), fan);
     if (g->s.status[GS_F_ECC_VOL_CORR] == GS_ST_NOT_SUPPORTED)
         assert_int_equal(sim_calls("nvmlDeviceGetTotalEccErrors"), ecc);
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    sim_fx_close(&fx);
 }
 
 /* A field failing with an unexpected error: GS_ST_ERROR with the reason, others fine. */
 static void test_field_error(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    assert_int_equal(open_on(&s, "current", "demo",
-                             "nvmlDeviceGetPowerUsage gpu=0 call=1 error=UNKNOWN", &err),
+    assert_int_equal(sim_fx_open_on(&fx, "current", "demo",
+                                    "nvmlDeviceGetPowerUsage gpu=0 call=1 error=UNKNOWN"),
                      0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), -GS_E_BACKEND);
-    assert_int_equal(snap.gpus[0].s.status[GS_F_POWER], GS_ST_ERROR);
-    assert_non_null(strstr(snap.gpus[0].last_error, "power"));
-    assert_true(gs_sample_has(&snap.gpus[0].s, GS_F_TEMP_GPU));
+    assert_int_equal(sim_fx_snap(&fx), -GS_E_BACKEND);
+    assert_int_equal(fx.snap.gpus[0].s.status[GS_F_POWER], GS_ST_ERROR);
+    assert_non_null(strstr(fx.snap.gpus[0].last_error, "power"));
+    assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_TEMP_GPU));
     /* transient: the next tick reads it again */
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_true(gs_sample_has(&snap.gpus[0].s, GS_F_POWER));
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_POWER));
+    sim_fx_close(&fx);
 }
 
 /* Memory info v2 refusing our version falls back to v1 (and stays there). */
 static void test_memory_v2_fallback(void **state)
 {
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    assert_int_equal(open_on(&s, "current", "demo",
-                             "nvmlDeviceGetMemoryInfo_v2 error=ARGUMENT_VERSION_MISMATCH persist",
-                             &err),
+    assert_int_equal(sim_fx_open_on(&fx, "current", "demo",
+                                    "nvmlDeviceGetMemoryInfo_v2 error=ARGUMENT_VERSION_MISMATCH persist"),
                      0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_true(gs_sample_has(&snap.gpus[0].s, GS_F_MEM_USED));
-    assert_false(gs_sample_has(&snap.gpus[0].s, GS_F_MEM_RESERVED));
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_MEM_USED));
+    assert_false(gs_sample_has(&fx.snap.gpus[0].s, GS_F_MEM_RESERVED));
+    sim_fx_close(&fx);
 }
 
 /* ---- explanations ------------------------------------------------------------------------ */

@@ -16,19 +16,7 @@
 #include <unistd.h>
 
 #include "record/store.h"
-
-#define T0 1714521600000LL /* 2024-05-01T00:00:00Z */
-
-static int64_t q1(struct gs_store *st, const char *sql)
-{
-    sqlite3_stmt *q;
-    int64_t v = -999;
-    assert_int_equal(sqlite3_prepare_v2(gs_store_db(st), sql, -1, &q, NULL), SQLITE_OK);
-    if (sqlite3_step(q) == SQLITE_ROW)
-        v = sqlite3_column_type(q, 0) == SQLITE_NULL ? -1 : sqlite3_column_int64(q, 0);
-    sqlite3_finalize(q);
-    return v;
-}
+#include "store_fixture.h"
 
 /* A snapshot of n H100-like GPUs with every recorded field valid, varying with tick k. */
 static void fill_snap(struct gs_snapshot *snap, struct gs_gpu *gpus, unsigned n, unsigned k)
@@ -64,19 +52,6 @@ static void fill_snap(struct gs_snapshot *snap, struct gs_gpu *gpus, unsigned n,
         for (size_t j = 0; j < sizeof(f) / sizeof(f[0]); j++)
             gs_sample_mark(s, f[j], GS_ST_OK);
     }
-}
-
-static struct gs_store *open_store(const char *path, int64_t keep_full_ms, int64_t keep_rollup_ms)
-{
-    struct gs_store_opts o = { .path = path, .writer = true, .keep_full_ms = keep_full_ms,
-                               .keep_rollup_ms = keep_rollup_ms, .interval_ms = 1000 };
-    struct gs_store *st = NULL;
-    struct gs_err err = { 0 };
-    int rc = gs_store_open(&st, &o, &err);
-    if (rc < 0)
-        fprintf(stderr, "%s\n", err.msg);
-    assert_int_equal(rc, 0);
-    return st;
 }
 
 static void test_schema(void **state)
@@ -125,10 +100,7 @@ static void test_bytes_per_sample(void **state)
 {
     (void)state;
     char path[] = "/tmp/gs-test-record-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    unlink(path);
+    store_tmp_path(path);
     struct gs_store *st = open_store(path, 0, 0);
     struct gs_gpu gpus[8];
     struct gs_snapshot snap;
@@ -148,10 +120,7 @@ static void test_bytes_per_sample(void **state)
     /* throttle on/off transitions became events: 3600 / 30 = 120 per GPU minus the first off */
     assert_int_equal(q1(st, "SELECT count(*) FROM event WHERE gpu = 0 AND kind LIKE 'throttle_%'"), 119);
     gs_store_close(st);
-    unlink(path);
-    char side[64];
-    snprintf(side, sizeof(side), "%s.lock", path);
-    unlink(side);
+    store_remove(path);
 }
 
 /* Retention: samples older than keep_full roll up into whole minutes; rollups
@@ -205,10 +174,7 @@ static void test_procs_survive_failed_tick(void **state)
 {
     (void)state;
     char path[] = "/tmp/gs-test-record-XXXXXX";
-    int fd = mkstemp(path);
-    assert_true(fd >= 0);
-    close(fd);
-    unlink(path);
+    store_tmp_path(path);
     struct gs_store *st = open_store(path, 0, 0);
     struct gs_gpu gpus[1];
     struct gs_proc procs[3];
@@ -260,10 +226,46 @@ static void test_procs_survive_failed_tick(void **state)
     assert_int_equal(q1(st, "SELECT count(*) FROM proc_sample WHERE proc NOT IN (SELECT id FROM proc)"), 0);
     assert_int_equal(q1(st, "SELECT count(*) FROM proc_sample"), 8);
     gs_store_close(st);
-    unlink(path);
-    char side[64];
-    snprintf(side, sizeof(side), "%s.lock", path);
-    unlink(side);
+    store_remove(path);
+}
+
+/* A process's peak GPU memory is that of every tick (the process samples are every 5 s),
+ * summed over its GPUs; PyTorch's figures from the Python hook go with the process samples. */
+static void test_proc_peak_and_torch(void **state)
+{
+    (void)state;
+    struct gs_store *st = open_store(":memory:", 0, 0);
+    struct gs_gpu gpus[2];
+    struct gs_snapshot snap;
+    struct gs_err err = { 0 };
+    static const unsigned mib[] = { 1000, 1500, 4000, 1200, 1100 }; /* on each of 2 GPUs */
+    memset(gpus, 0, sizeof(gpus));
+    for (unsigned k = 0; k < 5; k++) {
+        fill_snap(&snap, gpus, 2, k);
+        for (unsigned i = 0; i < 2; i++) {
+            gpus[i].nprocs = 0;
+            struct gs_proc *p = gs_gpu_add_proc(&gpus[i]);
+            p->pid = 4242;
+            p->gpu_mem_bytes = (uint64_t)mib[k] << 20;
+            gs_proc_set(p, GS_P_GPU_MEM);
+            if (i == 0) {
+                p->torch_allocated_bytes = 512ull << 20;
+                p->torch_reserved_bytes = 768ull << 20;
+                p->torch_max_allocated_bytes = 600ull << 20;
+                p->torch_alloc_retries = k;
+                gs_proc_set(p, GS_P_TORCH);
+            }
+        }
+        assert_int_equal(gs_store_write_tick(st, T0 + k * 1000, &snap, k == 0 || k == 4, &err), 0);
+    }
+    assert_int_equal(q1(st, "SELECT max(gpu_mem_mib) FROM proc_sample"), 1100);   /* the 5 s samples missed it */
+    assert_int_equal(q1(st, "SELECT gpu_mem_peak_mib FROM proc"), 8000);          /* every tick did: 2 x 4000 */
+    assert_int_equal(q1(st, "SELECT count(*) FROM proc_torch"), 2);
+    assert_int_equal(q1(st, "SELECT reserved_mib FROM proc_torch WHERE t = 1714521604000 AND gpu = 0"), 768);
+    assert_int_equal(q1(st, "SELECT alloc_retries FROM proc_torch WHERE t = 1714521604000"), 4);
+    for (unsigned i = 0; i < 2; i++)
+        free(gpus[i].procs);
+    gs_store_close(st);
 }
 
 static void test_parsing(void **state)
@@ -281,9 +283,39 @@ static void test_parsing(void **state)
     assert_int_equal(ms, T0);
     assert_int_equal(gs_parse_time_ms("-1h", T0, &ms), 0);
     assert_int_equal(ms, T0 - 3600000);
+    /* out-of-range fields and junk are refused, with the reason */
+    char why[256];
+    static const struct { const char *in, *why; } bad[] = {
+        { "2024-13-01", "month 13" }, { "2024-02-30", "has 29 days" }, { "2023-02-29", "has 28 days" },
+        { "2024-05-01T00:00:00+25:00", "offset +25:00" }, { "2024-05-01 24:00", "hour 24" },
+        { "2024-05-01 12:60", "minute 60" }, { "2024-05-01 12:00:61", "second 61" }, { "2024-05-01x", "unexpected 'x'" },
+        { "2024-05-01T10:00:00+02:00junk", "unexpected 'junk'" }, { "24-05-01", "YYYY-MM-DD" }, { "", "empty" },
+        { "-2x", "not a duration" }, { "@x", "seconds since 1970" }, { "1969-12-31", "before 1970" },
+    };
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        assert_int_equal(gs_parse_time_why(bad[i].in, T0, &ms, why, sizeof(why)), -1);
+        if (!strstr(why, bad[i].why))
+            fail_msg("'%s': '%s' does not say '%s'", bad[i].in, why, bad[i].why);
+    }
+    assert_int_equal(gs_parse_time_why("2024-02-29T12:00:00.250Z", 0, &ms, why, sizeof(why)), 0);
+    assert_int_equal(ms, 1709208000250LL);
+    assert_int_equal(gs_parse_time_why("2024-05-01T02:00+0200", 0, &ms, why, sizeof(why)), 0);
+    assert_int_equal(ms, T0);
+    /* local times: a daylight-saving gap is refused, a repeated hour is its first occurrence */
+    setenv("TZ", "Europe/Berlin", 1);
+    tzset();
+    assert_int_equal(gs_parse_time_why("2024-03-31 02:30", 0, &ms, why, sizeof(why)), -1);
+    assert_non_null(strstr(why, "does not exist in the local time zone"));
+    assert_int_equal(gs_parse_time_why("2024-03-31 03:30", 0, &ms, why, sizeof(why)), 0);
+    assert_int_equal(ms, 1711848600000LL); /* 01:30Z */
+    assert_int_equal(gs_parse_time_why("2024-10-27 02:30", 0, &ms, why, sizeof(why)), 0);
+    assert_int_equal(ms, 1729989000000LL); /* 00:30Z, CEST: the first 02:30 */
+    assert_int_equal(gs_parse_time_why("2024-05-01", 0, &ms, why, sizeof(why)), 0);
+    assert_int_equal(ms, T0 - 2 * 3600000);
     assert_int_equal(gs_parse_size("2G", &b), 0);
     assert_int_equal(b, 2ull << 30);
     setenv("TZ", "UTC", 1);
+    tzset();
     assert_string_equal(gs_rfc3339(T0 + 5, buf, sizeof(buf)), "2024-05-01T00:00:00.005+00:00");
 }
 
@@ -295,6 +327,7 @@ int main(void)
         cmocka_unit_test(test_bytes_per_sample),
         cmocka_unit_test(test_rollup_boundaries),
         cmocka_unit_test(test_procs_survive_failed_tick),
+        cmocka_unit_test(test_proc_peak_and_torch),
         cmocka_unit_test(test_parsing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

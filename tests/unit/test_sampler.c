@@ -12,17 +12,12 @@
 #include <cmocka.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "core/gpusel.h"
 #include "core/sampler.h"
 #include "sim_env.h"
-
-#define NEED_SIM(profile)                                                                      \
-    do {                                                                                       \
-        if (!sim_available(profile))                                                           \
-            skip();                                                                            \
-    } while (0)
 
 /* ---- -i selection, on hand-made static facts ---------------------------------------- */
 static void fake_gpus(struct gs_gpu *g, uint32_t n)
@@ -78,68 +73,56 @@ static void test_gpusel_unknown_names_it(void **state)
 /* ---- opening ----------------------------------------------------------------------------- */
 static void test_no_library(void **state)
 {
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     unsetenv("GPUSCOPE_NVML_LIB");
-    o.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
-    assert_int_equal(sim_open(&s, &o, &err), -GS_E_NO_LIBRARY);
-    assert_null(s);
-    assert_int_equal(err.code, GS_E_NO_LIBRARY);
-    assert_non_null(strstr(err.msg, "/nonexistent/libnvidia-ml.so.1"));
-    assert_non_null(strstr(err.hint, "GPUSCOPE_NVML_LIB"));
-    assert_non_null(strstr(err.hint, "--demo"));
+    fx.o.nvml_lib = "/nonexistent/libnvidia-ml.so.1";
+    assert_int_equal(sim_fx_open(&fx), -GS_E_NO_LIBRARY);
+    assert_null(fx.s);
+    assert_int_equal(fx.err.code, GS_E_NO_LIBRARY);
+    assert_non_null(strstr(fx.err.msg, "/nonexistent/libnvidia-ml.so.1"));
+    assert_non_null(strstr(fx.err.hint, "GPUSCOPE_NVML_LIB"));
+    assert_non_null(strstr(fx.err.hint, "--demo"));
 }
 
 static void test_no_library_env(void **state)
 {
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     setenv("GPUSCOPE_NVML_LIB", "/nonexistent/env/libnvidia-ml.so.1", 1);
-    assert_int_equal(sim_open(&s, &o, &err), -GS_E_NO_LIBRARY);
-    assert_non_null(strstr(err.msg, "/nonexistent/env/"));
+    assert_int_equal(sim_fx_open(&fx), -GS_E_NO_LIBRARY);
+    assert_non_null(strstr(fx.err.msg, "/nonexistent/env/"));
     unsetenv("GPUSCOPE_NVML_LIB");
 }
 
 static void test_backend_filter(void **state)
 {
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
     sim_setup("current", "demo", NULL);
     setenv("GPUSCOPE_BACKENDS", "amdgpu", 1);
-    assert_true(sim_open(&s, &o, &err) < 0);
-    assert_non_null(strstr(err.msg, "GPUSCOPE_BACKENDS"));
+    assert_true(sim_fx_open(&fx) < 0);
+    assert_non_null(strstr(fx.err.msg, "GPUSCOPE_BACKENDS"));
     unsetenv("GPUSCOPE_BACKENDS");
 }
 
 static void test_demo_snapshot(void **state)
 {
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    sim_setup("current", "demo", NULL);
-    o.want_host = false;
-    assert_int_equal(sim_open(&s, &o, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.ngpus, 8);
-    assert_true(snap.sys.simulated);
-    assert_string_equal(snap.sys.sim_scenario, "demo");
-    assert_string_equal(snap.sys.backend, "nvml");
-    assert_true(snap.sys.driver_version[0] != '\0');
-    assert_true(snap.sys.cuda_driver_version > 0);
-    assert_true(snap.mono_ns > 0 && snap.wall.tv_sec > 0);
-    for (uint32_t i = 0; i < snap.ngpus; i++) {
-        const struct gs_gpu *g = &snap.gpus[i];
+    assert_int_equal(sim_fx_open_on(&fx, "current", "demo", NULL), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.ngpus, 8);
+    assert_true(fx.snap.sys.simulated);
+    assert_string_equal(fx.snap.sys.sim_scenario, "demo");
+    assert_string_equal(fx.snap.sys.backend, "nvml");
+    assert_true(fx.snap.sys.driver_version[0] != '\0');
+    assert_true(fx.snap.sys.cuda_driver_version > 0);
+    assert_true(fx.snap.mono_ns > 0 && fx.snap.wall.tv_sec > 0);
+    for (uint32_t i = 0; i < fx.snap.ngpus; i++) {
+        const struct gs_gpu *g = &fx.snap.gpus[i];
         assert_int_equal(g->st.index, i);
         assert_true(gs_static_has(&g->st, GS_S_NAME));
         assert_true(gs_static_has(&g->st, GS_S_UUID));
@@ -156,55 +139,46 @@ static void test_demo_snapshot(void **state)
         assert_int_equal(g->procs_status, GS_ST_OK);
     }
     /* The same snapshot again reuses its arrays. */
-    struct gs_gpu *before = snap.gpus;
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_ptr_equal(before, snap.gpus);
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    struct gs_gpu *before = fx.snap.gpus;
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_ptr_equal(before, fx.snap.gpus);
+    sim_fx_close(&fx);
 }
 
 static void test_select_ids(void **state)
 {
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    sim_setup("current", "demo", NULL);
-    o.want_host = false;
-    o.only_ids = "3,1";
-    assert_int_equal(sim_open(&s, &o, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.ngpus, 2);
-    assert_int_equal(snap.gpus[0].st.index, 1);
-    assert_int_equal(snap.gpus[1].st.index, 3);
+    fx.o.only_ids = "3,1";
+    assert_int_equal(sim_fx_open_on(&fx, "current", "demo", NULL), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.ngpus, 2);
+    assert_int_equal(fx.snap.gpus[0].st.index, 1);
+    assert_int_equal(fx.snap.gpus[1].st.index, 3);
     /* Select GPU 3 again by its UUID in lower case and GPU 1 by its bus id. */
     char ids[256], uuid[96];
-    snprintf(uuid, sizeof(uuid), "%s", snap.gpus[1].st.uuid);
+    snprintf(uuid, sizeof(uuid), "%s", fx.snap.gpus[1].st.uuid);
     for (char *p = uuid; *p; p++)
         *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
-    snprintf(ids, sizeof(ids), "%s,%s", uuid, snap.gpus[0].st.pci_bus_id + 4);
-    gs_snapshot_release(&snap);
-    sim_close(s);
-    o.only_ids = ids;
-    assert_int_equal(sim_open(&s, &o, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.ngpus, 2);
-    assert_int_equal(snap.gpus[0].st.index, 1);
-    assert_int_equal(snap.gpus[1].st.index, 3);
-    gs_snapshot_release(&snap);
-    sim_close(s);
-    o.only_ids = "GPU-does-not-exist";
-    assert_int_equal(sim_open(&s, &o, &err), -GS_E_NO_DEVICE);
-    assert_non_null(strstr(err.msg, "GPU-does-not-exist"));
+    snprintf(ids, sizeof(ids), "%s,%s", uuid, fx.snap.gpus[0].st.pci_bus_id + 4);
+    sim_fx_close(&fx);
+    fx.o.only_ids = ids;
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.ngpus, 2);
+    assert_int_equal(fx.snap.gpus[0].st.index, 1);
+    assert_int_equal(fx.snap.gpus[1].st.index, 3);
+    sim_fx_close(&fx);
+    fx.o.only_ids = "GPU-does-not-exist";
+    assert_int_equal(sim_fx_open(&fx), -GS_E_NO_DEVICE);
+    assert_non_null(strstr(fx.err.msg, "GPU-does-not-exist"));
 }
 
 /* ---- call counts: each per-GPU (function, argument) at most once per tick --------------- */
 static void test_call_counts(void **state)
 {
+    struct sim_fx fx = SIM_FX_INIT;
     static const struct {
         const char *sym;
         unsigned per_gpu; /* calls per GPU per tick at most (distinct arguments) */
@@ -220,95 +194,76 @@ static void test_call_counts(void **state)
     static const char *const once[] = { "nvmlDeviceGetName", "nvmlDeviceGetUUID",
                                         "nvmlDeviceGetPciInfo_v3", "nvmlDeviceGetMaxClockInfo",
                                         "nvmlDeviceGetHandleByIndex_v2" };
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
     unsigned long long before[16], once_before[8];
     const int ticks = 5;
     (void)state;
     NEED_SIM("current");
-    sim_setup("current", "bench-8x8", NULL);
-    o.want_host = false;
-    assert_int_equal(sim_open(&s, &o, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0); /* first tick sizes buffers */
+    assert_int_equal(sim_fx_open_on(&fx, "current", "bench-8x8", NULL), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0); /* first tick sizes buffers */
     for (size_t i = 0; i < sizeof(per_tick) / sizeof(per_tick[0]); i++)
         before[i] = sim_calls(per_tick[i].sym);
     for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
         once_before[i] = sim_calls(once[i]);
     for (int t = 0; t < ticks; t++)
-        assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
+        assert_int_equal(sim_fx_snap(&fx), 0);
     for (size_t i = 0; i < sizeof(per_tick) / sizeof(per_tick[0]); i++) {
         unsigned long long n = sim_calls(per_tick[i].sym) - before[i];
-        if (n > (unsigned long long)ticks * snap.ngpus * per_tick[i].per_gpu)
+        if (n > (unsigned long long)ticks * fx.snap.ngpus * per_tick[i].per_gpu)
             fail_msg("%s: %llu calls in %d ticks of %u GPUs", per_tick[i].sym, n, ticks,
-                     snap.ngpus);
+                     fx.snap.ngpus);
     }
     for (size_t i = 0; i < sizeof(once) / sizeof(once[0]); i++)
         assert_int_equal(sim_calls(once[i]), once_before[i]);
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    sim_fx_close(&fx);
 }
 
 /* ---- slow fields ---------------------------------------------------------------------- */
 static void test_slow_skip_and_thread(void **state)
 {
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    sim_setup("current", "demo", NULL);
-    o.want_host = false;
-    o.slow = GS_SLOW_SKIP;
-    assert_int_equal(sim_open(&s, &o, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.gpus[0].s.status[GS_F_PCIE_TX], GS_ST_NOT_SAMPLED);
-    assert_int_equal(snap.gpus[0].s.status[GS_F_PCIE_RX], GS_ST_NOT_SAMPLED);
+    fx.o.slow = GS_SLOW_SKIP;
+    assert_int_equal(sim_fx_open_on(&fx, "current", "demo", NULL), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.gpus[0].s.status[GS_F_PCIE_TX], GS_ST_NOT_SAMPLED);
+    assert_int_equal(fx.snap.gpus[0].s.status[GS_F_PCIE_RX], GS_ST_NOT_SAMPLED);
     assert_int_equal(sim_calls("nvmlDeviceGetPcieThroughput"), 0);
-    assert_true(gs_sample_has(&snap.gpus[0].s, GS_F_POWER));
-    sim_close(s);
+    assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_POWER));
+    sim_close(fx.s);
 
-    o.slow = GS_SLOW_THREAD;
-    o.slow_interval_ms = 10;
-    assert_int_equal(sim_open(&s, &o, &err), 0);
+    fx.o.slow = GS_SLOW_THREAD;
+    fx.o.slow_interval_ms = 10;
+    assert_int_equal(sim_fx_open(&fx), 0);
     for (int tries = 0; tries < 200; tries++) {
-        assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-        if (gs_sample_has(&snap.gpus[7].s, GS_F_PCIE_RX))
+        assert_int_equal(sim_fx_snap(&fx), 0);
+        if (gs_sample_has(&fx.snap.gpus[7].s, GS_F_PCIE_RX))
             break;
         usleep(5000);
     }
-    assert_true(gs_sample_has(&snap.gpus[7].s, GS_F_PCIE_TX));
-    assert_true(gs_sample_has(&snap.gpus[7].s, GS_F_PCIE_RX));
-    assert_true(snap.gpus[7].s.pcie_rate_age_ns < 5000000000ull);
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    assert_true(gs_sample_has(&fx.snap.gpus[7].s, GS_F_PCIE_TX));
+    assert_true(gs_sample_has(&fx.snap.gpus[7].s, GS_F_PCIE_RX));
+    assert_true(fx.snap.gpus[7].s.pcie_rate_age_ns < 5000000000ull);
+    sim_fx_close(&fx);
 }
 
 /* ---- a GPU lost mid-loop: it is marked, the others keep updating --------------------- */
 static void test_gpu_lost_mid_loop(void **state)
 {
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     (void)state;
     NEED_SIM("current");
-    sim_setup("current", "demo", "nvmlDeviceGetPowerUsage gpu=2 call=3 error=GPU_IS_LOST persist");
-    o.want_host = false;
-    assert_int_equal(sim_open(&s, &o, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), -GS_E_GPU_LOST);
-    assert_int_equal(err.code, GS_E_GPU_LOST);
-    assert_non_null(strstr(err.msg, "GPU 2"));
-    assert_non_null(strstr(err.hint, "Xid 79"));
-    assert_non_null(strstr(err.hint, "dmesg"));
-    const struct gs_gpu *lost = &snap.gpus[2];
+    assert_int_equal(sim_fx_open_on(&fx, "current", "demo",
+                                    "nvmlDeviceGetPowerUsage gpu=2 call=3 error=GPU_IS_LOST persist"),
+                     0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), -GS_E_GPU_LOST);
+    assert_int_equal(fx.err.code, GS_E_GPU_LOST);
+    assert_non_null(strstr(fx.err.msg, "GPU 2"));
+    assert_non_null(strstr(fx.err.hint, "Xid 79"));
+    assert_non_null(strstr(fx.err.hint, "dmesg"));
+    const struct gs_gpu *lost = &fx.snap.gpus[2];
     assert_int_equal(lost->state, GS_GPU_LOST);
     assert_true(lost->lost_since > 0);
     assert_int_equal(lost->s.status[GS_F_POWER], GS_ST_GPU_LOST);
@@ -317,16 +272,15 @@ static void test_gpu_lost_mid_loop(void **state)
     assert_int_equal(lost->nprocs, 0);
     /* Later ticks: still lost, never called again; the others fine. */
     unsigned long long temp_calls = sim_calls("nvmlDeviceGetTemperatureV");
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), -GS_E_GPU_LOST);
+    assert_int_equal(sim_fx_snap(&fx), -GS_E_GPU_LOST);
     assert_int_equal(sim_calls("nvmlDeviceGetTemperatureV") - temp_calls, 7);
-    for (uint32_t i = 0; i < snap.ngpus; i++) {
+    for (uint32_t i = 0; i < fx.snap.ngpus; i++) {
         if (i == 2)
             continue;
-        assert_int_equal(snap.gpus[i].state, GS_GPU_OK);
-        assert_true(gs_sample_has(&snap.gpus[i].s, GS_F_POWER));
+        assert_int_equal(fx.snap.gpus[i].state, GS_GPU_OK);
+        assert_true(gs_sample_has(&fx.snap.gpus[i].s, GS_F_POWER));
     }
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    sim_fx_close(&fx);
 }
 
 /* ---- Xid events: drained once per tick, tallied per GPU, listed per snapshot ---------- */
@@ -340,10 +294,7 @@ static void set_clock(const char *path, double t)
 
 static void test_xid_events(void **state)
 {
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     char clock[64], env[80];
     (void)state;
     NEED_SIM("current");
@@ -359,47 +310,119 @@ static void test_xid_events(void **state)
     snprintf(env, sizeof(env), "file:%s", clock);
     setenv("GPUSCOPE_SIM_CLOCK", env, 1);
     set_clock(clock, 1);
-    o.want_host = false;
-    assert_int_equal(sim_open(&s, &o, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.nevents, 0);
-    assert_true(gs_sample_has(&snap.gpus[0].s, GS_F_XID));
-    assert_int_equal(snap.gpus[1].s.xid_count, 0);
-    assert_int_equal(snap.gpus[2].s.status[GS_F_XID], GS_ST_NOT_SUPPORTED);
+    fx.o.want_host = false;
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.nevents, 0);
+    assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_XID));
+    assert_int_equal(fx.snap.gpus[1].s.xid_count, 0);
+    assert_int_equal(fx.snap.gpus[2].s.status[GS_F_XID], GS_ST_NOT_SUPPORTED);
 
     set_clock(clock, 2.6);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.nevents, 2);
-    assert_int_equal(snap.events[0].kind, GS_EV_XID);
-    assert_int_equal(snap.gpus[1].s.xid_count, 1);
-    assert_int_equal(snap.gpus[1].s.xid_last, 48);
-    assert_true(snap.gpus[1].s.xid_last_ms > 0);
-    assert_int_equal(snap.gpus[0].s.xid_last, 13);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.nevents, 2);
+    assert_int_equal(fx.snap.events[0].kind, GS_EV_XID);
+    assert_int_equal(fx.snap.gpus[1].s.xid_count, 1);
+    assert_int_equal(fx.snap.gpus[1].s.xid_last, 48);
+    assert_true(fx.snap.gpus[1].s.xid_last_ms > 0);
+    assert_int_equal(fx.snap.gpus[0].s.xid_last, 13);
 
     set_clock(clock, 3.5);
     unsigned long long waits = sim_calls("nvmlEventSetWait_v2");
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.nevents, 1);
-    assert_int_equal(snap.gpus[1].s.xid_count, 2);
-    assert_int_equal(snap.gpus[1].s.xid_last, 79);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.nevents, 1);
+    assert_int_equal(fx.snap.gpus[1].s.xid_count, 2);
+    assert_int_equal(fx.snap.gpus[1].s.xid_last, 79);
     assert_int_equal(sim_calls("nvmlEventSetWait_v2") - waits, 2); /* the event, then TIMEOUT */
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.nevents, 0); /* events are per snapshot; tallies stay */
-    assert_int_equal(snap.gpus[1].s.xid_count, 2);
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.nevents, 0); /* events are per snapshot; tallies stay */
+    assert_int_equal(fx.snap.gpus[1].s.xid_count, 2);
+    sim_fx_close(&fx);
+    unlink(clock);
+}
+
+/* ---- the read schedule: NVLink link state (a call per link) every 6 periods, at once after an Xid */
+static uint64_t mono_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000u + (uint64_t)ts.tv_nsec / 1000000u;
+}
+
+static void test_nvlink_schedule(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    char clock[64], env[80];
+    (void)state;
+    NEED_SIM("current");
+    const char *scn = sim_write_scenario("gpu count=2 name=\"Test GPU\" nvlinks=18\n"
+                                         "at 2 gpu=1 xid 74\n");
+    sim_setup("current", scn, NULL);
+    snprintf(clock, sizeof(clock), "/tmp/gs-test-clock-%d", (int)getpid());
+    snprintf(env, sizeof(env), "file:%s", clock);
+    setenv("GPUSCOPE_SIM_CLOCK", env, 1);
+    set_clock(clock, 1);
+    setenv("GPUSCOPE_READ_PERIOD_MS", "40", 1);
+    fx.o.want_host = false;
+    assert_int_equal(sim_fx_open(&fx), 0);
+    unsigned long long n0 = sim_calls("nvmlDeviceGetNvLinkState");
+    uint64_t tb = mono_ms();
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    uint64_t t0 = mono_ms();
+    assert_int_equal(sim_calls("nvmlDeviceGetNvLinkState") - n0, 2 * 18); /* the first tick reads */
+    assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_NVLINK_STATE));
+    assert_int_equal(fx.snap.gpus[0].s.nvlink_count, 18);
+    /* other slow readings come every 40 ms; link state not before 5 periods have passed */
+    unsigned long long n1 = sim_calls("nvmlDeviceGetNvLinkState"), ecc = sim_calls("nvmlDeviceGetEccMode");
+    while (sim_calls("nvmlDeviceGetNvLinkState") == n1 && mono_ms() - t0 < 20000) {
+        usleep(10000);
+        uint64_t before = mono_ms();
+        assert_int_equal(sim_fx_snap(&fx), 0);
+        uint64_t after = mono_ms();
+        if (sim_calls("nvmlDeviceGetNvLinkState") == n1) { /* handed on, with its age */
+            uint32_t age = fx.snap.gpus[0].s.age_ms[GS_F_NVLINK_STATE];
+            assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_NVLINK_STATE));
+            assert_true(age + 1 >= before - t0 && age <= after - tb + 1);
+        } else {
+            assert_true(before - t0 >= 200 - 1);
+        }
+    }
+    /* each GPU's period runs from its own last reading: on a slow (sanitizer) build the
+     * second GPU may fall due one tick after the first, never read twice meanwhile */
+    for (int k = 0; k < 50 && sim_calls("nvmlDeviceGetNvLinkState") - n1 == 18; k++) {
+        usleep(10000);
+        assert_int_equal(sim_fx_snap(&fx), 0);
+    }
+    assert_int_equal(sim_calls("nvmlDeviceGetNvLinkState") - n1, 2 * 18);
+    assert_true(sim_calls("nvmlDeviceGetEccMode") > ecc);
+    sim_close(fx.s);
+
+    /* a long period: only the Xid brings GPU 1's link state back, in the tick that drains it */
+    setenv("GPUSCOPE_READ_PERIOD_MS", "600000", 1);
+    set_clock(clock, 1);
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    n1 = sim_calls("nvmlDeviceGetNvLinkState");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetNvLinkState"), n1);
+    set_clock(clock, 3);
+    assert_int_equal(sim_fx_snap(&fx), 0); /* drains the Xid, then samples */
+    assert_int_equal(fx.snap.gpus[1].s.xid_last, 74);
+    assert_int_equal(sim_calls("nvmlDeviceGetNvLinkState") - n1, 18);
+    assert_int_equal(fx.snap.gpus[1].s.age_ms[GS_F_NVLINK_STATE], 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetNvLinkState") - n1, 18); /* and then not again */
+    sim_fx_close(&fx);
+    unsetenv("GPUSCOPE_READ_PERIOD_MS");
+    unsetenv("GPUSCOPE_SIM_CLOCK");
     unlink(clock);
 }
 
 /* ---- host facts: our own PID is visible, a synthetic one is not ----------------------- */
 static void test_host_facts(void **state)
 {
+    struct sim_fx fx = SIM_FX_INIT;
     char scn[512], pids[32];
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
     (void)state;
     NEED_SIM("current");
     snprintf(pids, sizeof(pids), "%d", (int)getpid());
@@ -410,12 +433,11 @@ static void test_host_facts(void **state)
              "proc 0 pid=3999999 type=compute mem=2GiB\n");
     sim_setup("current", sim_write_scenario(scn), NULL);
     setenv("GPUSCOPE_SIM_PIDS", pids, 1);
-    assert_int_equal(sim_open(&s, &o, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.gpus[0].nprocs, 2);
-    for (uint32_t i = 0; i < snap.gpus[0].nprocs; i++) {
-        const struct gs_proc *p = &snap.gpus[0].procs[i];
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.gpus[0].nprocs, 2);
+    for (uint32_t i = 0; i < fx.snap.gpus[0].nprocs; i++) {
+        const struct gs_proc *p = &fx.snap.gpus[0].procs[i];
         if (p->pid == (uint32_t)getpid()) {
             assert_int_equal(p->host_vis, GS_HOST_VISIBLE);
             assert_true(gs_proc_has(p, GS_P_COMM));
@@ -424,18 +446,14 @@ static void test_host_facts(void **state)
             assert_int_not_equal(p->host_vis, GS_HOST_VISIBLE);
         }
     }
-    gs_snapshot_release(&snap);
-    sim_close(s);
+    sim_fx_close(&fx);
     unsetenv("GPUSCOPE_SIM_PIDS");
 }
 
 /* A PID NVML keeps listing after the process died: shown, marked, not dropped. */
 static void test_pid_vanishes(void **state)
 {
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_snapshot snap;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     char clock[64];
     FILE *f;
     (void)state;
@@ -448,13 +466,12 @@ static void test_pid_vanishes(void **state)
     char env[96];
     snprintf(env, sizeof(env), "file:%s", clock);
     setenv("GPUSCOPE_SIM_CLOCK", env, 1);
-    assert_int_equal(sim_open(&s, &o, &err), 0);
-    gs_snapshot_init(&snap);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.gpus[0].nprocs, 3);
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.gpus[0].nprocs, 3);
     const struct gs_proc *worker = NULL;
     for (uint32_t i = 0; i < 3; i++) {
-        const struct gs_proc *p = &snap.gpus[0].procs[i];
+        const struct gs_proc *p = &fx.snap.gpus[0].procs[i];
         if (p->pid == (uint32_t)getpid())
             assert_int_equal(p->host_vis, GS_HOST_VISIBLE);
         else if (p->pid == 3999999)
@@ -468,13 +485,12 @@ static void test_pid_vanishes(void **state)
     f = fopen(clock, "w");
     fputs("5\n", f);
     fclose(f);
-    assert_int_equal(gs_sampler_snapshot(s, &snap, &err), 0);
-    assert_int_equal(snap.gpus[0].nprocs, 3); /* still listed by NVML */
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.gpus[0].nprocs, 3); /* still listed by NVML */
     for (uint32_t i = 0; i < 3; i++)
-        if (snap.gpus[0].procs[i].pid == worker_pid)
-            assert_int_not_equal(snap.gpus[0].procs[i].host_vis, GS_HOST_VISIBLE);
-    gs_snapshot_release(&snap);
-    sim_close(s);
+        if (fx.snap.gpus[0].procs[i].pid == worker_pid)
+            assert_int_not_equal(fx.snap.gpus[0].procs[i].host_vis, GS_HOST_VISIBLE);
+    sim_fx_close(&fx);
     unlink(clock);
 }
 
@@ -487,18 +503,14 @@ static void collect_line(void *arg, const char *text)
 
 static void test_describe(void **state)
 {
-    struct gs_sampler_opts o = GS_SAMPLER_OPTS_INIT;
-    struct gs_sampler *s = NULL;
-    struct gs_err err = { 0 };
+    struct sim_fx fx = SIM_FX_INIT;
     size_t n = 0;
     (void)state;
     NEED_SIM("current");
-    sim_setup("current", "demo", NULL);
-    o.want_host = false;
-    assert_int_equal(sim_open(&s, &o, &err), 0);
-    gs_sampler_describe(s, collect_line, &n);
+    assert_int_equal(sim_fx_open_on(&fx, "current", "demo", NULL), 0);
+    gs_sampler_describe(fx.s, collect_line, &n);
     assert_true(n > 40);
-    sim_close(s);
+    sim_close(fx.s);
 }
 
 int main(void)
@@ -515,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_slow_skip_and_thread),
         cmocka_unit_test(test_gpu_lost_mid_loop),
         cmocka_unit_test(test_xid_events),
+        cmocka_unit_test(test_nvlink_schedule),
         cmocka_unit_test(test_host_facts),
         cmocka_unit_test(test_pid_vanishes),
         cmocka_unit_test(test_describe),

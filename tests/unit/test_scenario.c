@@ -257,7 +257,7 @@ static void test_errors_name_file_line(void **state)
 {
     (void)state;
     const char *e = parse_err("gpu count=1\n\nbogus line\n");
-    assert_string_equal(e, "t.scn:3: unknown directive 'bogus' (expected name, system, gpu, proc, at or fault)");
+    assert_string_equal(e, "t.scn:3: unknown directive 'bogus' (expected name, system, gpu, proc, mig, at, fault, pcidev or cuda)");
     e = parse_err("gpu count=1\ngpu 0 \\\n  util=noise(1\n");
     assert_non_null(strstr(e, "t.scn:2: "));
     e = parse_err("gpu 0 util=frobnicate(1,2)\n");
@@ -340,6 +340,49 @@ static void test_name_tables(void **state)
     assert_int_equal(gs_scn_num_code("util"), GS_SCN_N_UTIL);
 }
 
+/* mig lines: instances start idle, set their own readings, keep the GPU's
+ * others, and their profiling activity follows their utilization unless given. */
+static void test_mig_lines(void **state)
+{
+    (void)state;
+    struct gs_scn *s = parse_ok("gpu 0-1 arch=hopper util=50 temp=40 mig=on\n"
+                                "mig 0 profile=3g.40gb placement=4 util=80 tensor_active=30\n"
+                                "mig 0-1 count=2 profile=1g.10gb\n"
+                                "mig 1 profile=1g.10gb+me gi=13 cis=1 memory_used=1GiB\n");
+    assert_int_equal(s->nmigs, 6);
+    const struct gs_scn_mig *m = &s->migs[0];
+    struct gs_scn_env env = {.gpu = &m->cfg, .salt = 0};
+    assert_string_equal(m->profile, "3g.40gb");
+    assert_int_equal(m->placement, 4);
+    assert_int_equal(m->gi, -1);
+    assert_int_equal(m->cis, 1);
+    assert_true(gs_scn_eval(m->cfg.num[GS_SCN_N_UTIL], 0, &env) == 80);
+    assert_true(gs_scn_eval(m->cfg.num[GS_SCN_N_TEMP], 0, &env) == 40);            /* the GPU's */
+    assert_true(gs_scn_eval(m->cfg.num[GS_SCN_N_GR_ACTIVE], 0, &env) == 80);       /* follows its util */
+    assert_true(fabs(gs_scn_eval(m->cfg.num[GS_SCN_N_SM_ACTIVE], 0, &env) - 80 * 0.93) < 1e-9);
+    assert_true(gs_scn_eval(m->cfg.num[GS_SCN_N_TENSOR_ACTIVE], 0, &env) == 30);
+    assert_null(m->cfg.num[GS_SCN_N_MEM_USED]);                                     /* from its processes */
+    struct gs_scn_env env1 = {.gpu = &s->migs[1].cfg, .salt = 0};
+    assert_true(gs_scn_eval(s->migs[1].cfg.num[GS_SCN_N_UTIL], 0, &env1) == 0); /* idle, not the GPU's 50 */
+    assert_true(gs_scn_eval(s->migs[1].cfg.num[GS_SCN_N_GR_ACTIVE], 0, &env1) == 0);
+    assert_int_equal(s->migs[1].gpu, 0);
+    assert_int_equal(s->migs[3].gpu, 1);
+    assert_int_equal(s->migs[5].gi, 13);
+    assert_non_null(s->migs[5].cfg.num[GS_SCN_N_MEM_USED]);
+    assert_true(gpu_num(s, 0, GS_SCN_N_GR_ACTIVE, 0) == 50);
+    gs_scn_free(s);
+    assert_string_equal(parse_err("gpu 0\nmig 0 util=5\n"), "t.scn:2: mig: profile= is required (e.g. profile=1g.10gb)");
+    assert_string_equal(parse_err("gpu 0\nmig 0 profile=big\n"),
+                        "t.scn:2: profile=big: expected a GPU instance profile such as 1g.10gb, 3g.40gb or 1g.10gb+me");
+    assert_string_equal(parse_err("gpu 0\nmig 1 profile=1g.10gb\n"),
+                        "t.scn:2: GPU 1 is not defined (define it with a gpu line first)");
+    assert_string_equal(parse_err("gpu 0\nmig 0 profile=1g.10gb count=2 gi=3\n"),
+                        "t.scn:2: mig: count= cannot be combined with gi= or placement=");
+    assert_string_equal(parse_err("gpu 0\nmig 0 profile=1g.10gb placement=9\n"),
+                        "t.scn:2: placement=9: expected a whole number 0-7");
+    assert_non_null(strstr(parse_err("gpu 0\nmig 0 profile=1g.10gb power=5W\n"), "unknown mig attribute 'power'"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -358,6 +401,7 @@ int main(void)
         cmocka_unit_test(test_shipped_scenarios_parse),
         cmocka_unit_test(test_missing_file),
         cmocka_unit_test(test_name_tables),
+        cmocka_unit_test(test_mig_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -23,40 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sim_api.h"
-
-static void *lib_handles[8];
-static const char *const profiles[] = {"current", "r535", "r535early", "r525", "r470"};
-
-static void *lib(const char *profile)
-{
-    char path[PATH_MAX];
-    const char *bd = getenv("GS_BUILD_DIR");
-    for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
-        if (strcmp(profiles[i], profile) != 0)
-            continue;
-        if (!lib_handles[i]) {
-            snprintf(path, sizeof(path), "%s/sim/%s/libnvidia-ml.so.1", bd ? bd : "build", profile);
-            lib_handles[i] = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-            if (!lib_handles[i])
-                fail_msg("dlopen %s: %s", path, dlerror());
-        }
-        return lib_handles[i];
-    }
-    fail_msg("unknown profile %s", profile);
-    return NULL;
-}
-
-static void *sym(void *h, const char *name)
-{
-    void *p = dlsym(h, name);
-    if (!p)
-        fail_msg("symbol %s missing", name);
-    return p;
-}
-
-/* Typed lookup: F(h, nvmlInit_v2)() calls the library's function. */
-#define F(h, name) ((__typeof__(&name))sym(h, #name))
+#include "sim_dl.h"
 
 static char tmpdir[] = "/tmp/gs-sim-abi-XXXXXX";
 
@@ -86,24 +53,6 @@ static void stop(void *h)
     for (int i = 0; i < 8; i++)
         F(h, nvmlShutdown)();
     F(h, gssimReset)();
-}
-
-static const char *write_scenario(const char *name, const char *text)
-{
-    static char path[PATH_MAX];
-    snprintf(path, sizeof(path), "%s/%s.scn", tmpdir, name);
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-    return path;
-}
-
-static nvmlDevice_t dev(void *h, unsigned i)
-{
-    nvmlDevice_t d = NULL;
-    assert_int_equal(F(h, nvmlDeviceGetHandleByIndex_v2)(i, &d), NVML_SUCCESS);
-    return d;
 }
 
 /* ---- lifecycle ---------------------------------------------------------------- */
@@ -238,7 +187,7 @@ static void test_not_supported_and_sentinels(void **state)
     assert_int_equal(F(h, nvmlDeviceGetPowerUsage)(dev(h, 0), &v), NVML_ERROR_NOT_SUPPORTED);
     assert_int_equal(F(h, nvmlDeviceGetTemperature)(dev(h, 0), NVML_TEMPERATURE_GPU, &v), NVML_ERROR_NOT_SUPPORTED);
     stop(h);
-    const char *p = write_scenario("na", "gpu count=1\nproc 0 type=compute mem=na\n");
+    const char *p = sim_dl_scenario(tmpdir, "na", "gpu count=1\nproc 0 type=compute mem=na\n");
     h = start("current", p, NULL, NVML_SUCCESS);
     nvmlProcessInfo_t pi[4];
     unsigned n = 4;
@@ -430,7 +379,7 @@ static void test_init_faults(void **state)
     assert_int_equal(F(h, nvmlInit)(), NVML_ERROR_DRIVER_NOT_LOADED);
     assert_int_equal(F(h, nvmlShutdown)(), NVML_SUCCESS);
     start("current", "mismatch", NULL, NVML_ERROR_LIB_RM_VERSION_MISMATCH);
-    start("current", write_scenario("bad", "gpu count=2\ngpu 1 util=oops(\n"), NULL, NVML_ERROR_UNKNOWN);
+    start("current", sim_dl_scenario(tmpdir, "bad", "gpu count=2\ngpu 1 util=oops(\n"), NULL, NVML_ERROR_UNKNOWN);
     start("current", "no-such-scenario", NULL, NVML_ERROR_UNKNOWN);
     start("current", "demo", "nvmlInit_v2 error=DRIVER_NOT_LOADED", NVML_ERROR_DRIVER_NOT_LOADED);
     assert_int_equal(F(h, nvmlInit_v2)(), NVML_SUCCESS); /* once: the retry works */
@@ -711,8 +660,8 @@ static int has(const char *profile, const char *name)
 static void test_profile_symbols(void **state)
 {
     (void)state;
-    for (size_t i = 0; i < sizeof(profiles) / sizeof(profiles[0]); i++) {
-        const char *p = profiles[i];
+    for (size_t i = 0; i < SIM_NPROFILES; i++) {
+        const char *p = sim_profiles[i];
         assert_true(has(p, "nvmlInit_v2") && has(p, "nvmlInitWithFlags") && has(p, "nvmlErrorString"));
         assert_true(has(p, "nvmlDeviceGetComputeRunningProcesses") && has(p, "nvmlDeviceGetComputeRunningProcesses_v2"));
         assert_true(has(p, "gssimVersion") && has(p, "gssimCallCount") && has(p, "gssimClockSet"));

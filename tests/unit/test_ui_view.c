@@ -98,26 +98,77 @@ static void test_hist_ring(void **state)
         gpus[1].state = i == 5 ? GS_GPU_LOST : GS_GPU_OK;
         gs_hist_push(&h, &snap);
     }
-    assert_int_equal(gs_hist_series(&h, 0, GS_M_UTIL, out, 8), 4); /* bounded by cap */
+    assert_int_equal(gs_hist_series(&h, 0, (unsigned)gs_chart_metric_index("util"), out, 8), 4); /* bounded by cap */
     assert_memory_equal(out, ((uint8_t[]){ 20, 30, 40, 50 }), 4);
-    assert_int_equal(gs_hist_series(&h, 1, GS_M_UTIL, out, 2), 2);
+    assert_int_equal(gs_hist_series(&h, 1, (unsigned)gs_chart_metric_index("util"), out, 2), 2);
     assert_int_equal(out[0], 99);
     assert_int_equal(out[1], GS_HIST_NONE); /* lost GPU: a gap */
-    gs_hist_series(&h, 0, GS_M_POWER, out, 1);
+    gs_hist_series(&h, 0, (unsigned)gs_chart_metric_index("power"), out, 1);
     assert_int_equal(out[0], 50);
-    gs_hist_series(&h, 0, GS_M_MEM, out, 1);
+    gs_hist_series(&h, 0, (unsigned)gs_chart_metric_index("mem"), out, 1);
     assert_int_equal(out[0], 50);
-    gs_hist_series(&h, 0, GS_M_TEMP, out, 1);
+    gs_hist_series(&h, 0, (unsigned)gs_chart_metric_index("temp"), out, 1);
     assert_int_equal(out[0], 100);
     /* growing keeps the newest samples, shrinking keeps the newest that fit */
     assert_int_equal(gs_hist_resize(&h, 2, 10), 0);
-    assert_int_equal(gs_hist_series(&h, 0, GS_M_UTIL, out, 8), 4);
+    assert_int_equal(gs_hist_series(&h, 0, (unsigned)gs_chart_metric_index("util"), out, 8), 4);
     assert_memory_equal(out, ((uint8_t[]){ 20, 30, 40, 50 }), 4);
     assert_int_equal(gs_hist_resize(&h, 2, 2), 0);
-    assert_int_equal(gs_hist_series(&h, 0, GS_M_UTIL, out, 8), 2);
+    assert_int_equal(gs_hist_series(&h, 0, (unsigned)gs_chart_metric_index("util"), out, 8), 2);
     assert_memory_equal(out, ((uint8_t[]){ 40, 50 }), 2);
-    assert_int_equal(gs_hist_series(&h, 5, GS_M_UTIL, out, 8), 0);
+    assert_int_equal(gs_hist_series(&h, 5, (unsigned)gs_chart_metric_index("util"), out, 8), 0);
     gs_hist_release(&h);
+}
+
+/* The chart metric table: names, the title's value in each unit, and `g`
+ * skipping a metric no GPU gives. */
+static void test_chart_metrics(void **state)
+{
+    struct gs_gpu gpus[2];
+    struct gs_snapshot snap = { .ngpus = 2, .gpus = gpus };
+    char b[64];
+    (void)state;
+    memset(gpus, 0, sizeof(gpus));
+    fill_gpu(&gpus[0], 95, 639);
+    fill_gpu(&gpus[1], 12, 0);
+    unsigned util = (unsigned)gs_chart_metric_index("util"), mem = (unsigned)gs_chart_metric_index("mem"),
+             temp = (unsigned)gs_chart_metric_index("temp"), power = (unsigned)gs_chart_metric_index("power");
+    assert_int_equal(gs_chart_metric_index("nonsense"), -1);
+    assert_string_equal(gs_chart_metrics[util].title, "utilization");
+    gs_chart_metric_text(util, &gpus[0].st, &gpus[0].s, b, sizeof(b));
+    assert_string_equal(b, "95%");
+    gs_chart_metric_text(mem, &gpus[0].st, &gpus[0].s, b, sizeof(b));
+    assert_non_null(strstr(b, " of "));
+    gs_chart_metric_text(temp, &gpus[0].st, &gpus[0].s, b, sizeof(b));
+    assert_string_equal(b, "87C of 87C slowdown");
+    gs_static_mark(&gpus[0].st, GS_S_TEMP_SLOWDOWN, GS_ST_NOT_SUPPORTED);
+    gs_chart_metric_text(temp, &gpus[0].st, &gpus[0].s, b, sizeof(b));
+    assert_string_equal(b, "87C of 100C");
+    gpus[0].s.power_mw = 639500; /* halves up */
+    gs_chart_metric_text(power, &gpus[0].st, &gpus[0].s, b, sizeof(b));
+    assert_string_equal(b, "640W of 700W limit");
+    gs_sample_mark(&gpus[0].s, GS_F_GPU_UTIL, GS_ST_NOT_SUPPORTED);
+    gs_chart_metric_text(util, &gpus[0].st, &gpus[0].s, b, sizeof(b));
+    assert_string_equal(b, "N/A");
+    /* `g` cycles through what some GPU gives: power on neither GPU is skipped */
+    assert_int_equal(gs_chart_metric_next(temp, &snap), power);
+    for (int i = 0; i < 2; i++)
+        gs_sample_mark(&gpus[i].s, GS_F_POWER, GS_ST_NOT_SUPPORTED);
+    assert_int_equal(gs_chart_metric_next(temp, &snap), util);
+    assert_int_equal(gs_chart_metric_next(util, &snap), mem);
+    /* GPM activity: a chart per ratio, only where some GPU has it (here GPU 1's SM active) */
+    unsigned sm = (unsigned)gs_chart_metric_index("sm");
+    assert_true(gs_chart_metric_index("tensor") >= 0 && gs_chart_metric_index("dram") >= 0);
+    gpus[1].s.prof[GS_PROF_SM_ACTIVE] = 0.904;
+    gs_sample_mark(&gpus[1].s, GS_F_PROF_SM_ACTIVE, GS_ST_OK);
+    assert_int_equal(gs_chart_metric_next(temp, &snap), sm);
+    assert_int_equal(gs_chart_metric_next(sm, &snap), util);
+    gs_chart_metric_text(sm, &gpus[1].st, &gpus[1].s, b, sizeof(b));
+    assert_string_equal(b, "90%");
+    assert_int_equal(gs_hist_value(&gpus[1].st, &gpus[1].s, sm), 90);
+    gs_chart_metric_text(sm, &gpus[0].st, &gpus[0].s, b, sizeof(b));
+    assert_string_equal(b, "N/A");
+    assert_int_equal(gs_hist_value(&gpus[0].st, &gpus[0].s, sm), GS_HIST_NONE);
 }
 
 static void test_pmem_growth(void **state)
@@ -149,12 +200,35 @@ static void test_layout_pick(void **state)
 {
     struct gs_layout l;
     (void)state;
+    /* 200x60: two GPU panes per row, then a grid of 4 x 2 boxed charts of the width */
     gs_layout_pick(&l, 60, 200, 8, GS_LAYOUT_AUTO, 1);
     assert_int_equal(l.kind, GS_LAYOUT_FULL);
     assert_int_equal(l.gpus_shown, 8);
+    assert_int_equal(l.gpu_cols, 2);
+    assert_int_equal(l.pane_w, 100);
+    assert_int_equal(l.cgrid_cols, 4);
+    assert_int_equal(l.cgrid_rows, 2);
+    assert_int_equal(l.cbox_w, 50);
+    assert_true(l.cbox_h >= GS_CHART_BOX_MIN_H && l.cbox_h <= GS_CHART_BOX_MAX_H);
+    assert_int_equal(l.chart_w, 50 - GS_CHART_AXIS_W - 1);
+    assert_int_equal(l.chart_h, l.cbox_h - 2);
+    assert_int_equal(l.cgrid_y, 1 + 4 * 3);
+    assert_int_equal(l.table_y, l.cgrid_y + 2 * l.cbox_h);
+    assert_int_equal(l.table_y + l.table_h + 1, 60);
+    assert_true(l.table_h >= 60 / 3);
+    /* 160x50: the same shape, 40-column boxes */
+    gs_layout_pick(&l, 50, 160, 8, GS_LAYOUT_AUTO, 1);
+    assert_int_equal(l.gpu_cols, 2);
+    assert_int_equal(l.cgrid_cols, 4);
+    assert_int_equal(l.cbox_w, 40);
+    /* 120x40: one GPU per row, the chart beside it (no room for a grid) */
+    gs_layout_pick(&l, 40, 120, 8, GS_LAYOUT_AUTO, 1);
+    assert_int_equal(l.kind, GS_LAYOUT_FULL);
+    assert_int_equal(l.gpu_cols, 1);
+    assert_int_equal(l.cgrid_cols, 0);
     assert_true(l.chart_w > 0 && l.chart_h == 3);
     assert_int_equal(l.table_y, 1 + 8 * 3);
-    assert_int_equal(l.table_y + l.table_h + 1, 60);
+    assert_int_equal(l.table_y + l.table_h + 1, 40);
     gs_layout_pick(&l, 24, 80, 8, GS_LAYOUT_AUTO, 1);
     assert_int_equal(l.kind, GS_LAYOUT_LINE);
     assert_int_equal(l.gpus_shown, 8);
@@ -249,6 +323,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chart_ascii),   cmocka_unit_test(test_chart_braille_and_blocks),
         cmocka_unit_test(test_hist_ring),     cmocka_unit_test(test_pmem_growth),
+        cmocka_unit_test(test_chart_metrics),
         cmocka_unit_test(test_layout_pick),   cmocka_unit_test(test_formats),
         cmocka_unit_test(test_conf),
     };

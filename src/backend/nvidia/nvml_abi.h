@@ -494,4 +494,424 @@ _Static_assert(sizeof(nvmlConfComputeMemSizeInfo_t) == 16, "conf compute mem siz
 _Static_assert(nvmlTemperature_v1 == nvmlTemperature_v1_VALUE, "nvmlTemperature_v1 is 0x0100000C");
 _Static_assert(nvmlProcessDetailList_v1 == 0x01000018u, "nvmlProcessDetailList_v1 is 0x01000018");
 
+/* ---- throttle time, NVLink and fan range (health counters, stream 12) ------- */
+/* nvmlDeviceGetViolationStatus: how long a limiter held clocks down. The 13.0
+ * header deprecates it for field values 74-79 (same counters) and 269-271
+ * (SW thermal, HW thermal, HW power brake; first in the 12.9 header). */
+typedef enum {
+    NVML_PERF_POLICY_POWER = 0,
+    NVML_PERF_POLICY_THERMAL = 1,
+    NVML_PERF_POLICY_SYNC_BOOST = 2,
+    NVML_PERF_POLICY_BOARD_LIMIT = 3,
+    NVML_PERF_POLICY_LOW_UTILIZATION = 4,
+    NVML_PERF_POLICY_RELIABILITY = 5,
+    NVML_PERF_POLICY_TOTAL_APP_CLOCKS = 10,
+    NVML_PERF_POLICY_TOTAL_BASE_CLOCKS = 11,
+    NVML_PERF_POLICY_COUNT
+} nvmlPerfPolicyType_t;
+
+typedef struct {
+    unsigned long long referenceTime; /* CPU timestamp, microseconds */
+    unsigned long long violationTime; /* nanoseconds */
+} nvmlViolationTime_t;
+_Static_assert(sizeof(nvmlViolationTime_t) == 16, "nvmlViolationTime_t is 16 bytes");
+
+#define NVML_FI_DEV_PERF_POLICY_POWER 74
+#define NVML_FI_DEV_PERF_POLICY_THERMAL 75
+#define NVML_FI_DEV_PERF_POLICY_SYNC_BOOST 76
+#define NVML_FI_DEV_PERF_POLICY_BOARD_LIMIT 77
+#define NVML_FI_DEV_PERF_POLICY_LOW_UTILIZATION 78
+#define NVML_FI_DEV_PERF_POLICY_RELIABILITY 79
+#define NVML_FI_DEV_NVLINK_LINK_COUNT 91
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_SW_THERM_SLOWDOWN 269
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_THERM_SLOWDOWN 270
+#define NVML_FI_DEV_CLOCKS_EVENT_REASON_HW_POWER_BRAKE_SLOWDOWN 271
+
+typedef enum {
+    NVML_NVLINK_ERROR_DL_REPLAY = 0,
+    NVML_NVLINK_ERROR_DL_RECOVERY = 1,
+    NVML_NVLINK_ERROR_DL_CRC_FLIT = 2,
+    NVML_NVLINK_ERROR_DL_CRC_DATA = 3,
+    NVML_NVLINK_ERROR_DL_ECC_DATA = 4,
+    NVML_NVLINK_ERROR_COUNT
+} nvmlNvLinkErrorCounter_t;
+#define NVML_NVLINK_MAX_LINKS 36 /* 12 in 11.x headers, 18 in 12.x, 36 in 13.3: iterate to the link count */
+
+typedef nvmlReturn_t (*nvmlDeviceGetViolationStatus_fn)(nvmlDevice_t device, nvmlPerfPolicyType_t policy,
+                                                        nvmlViolationTime_t *viol);
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkState_fn)(nvmlDevice_t device, unsigned int link,
+                                                    nvmlEnableState_t *isActive);
+typedef nvmlReturn_t (*nvmlDeviceGetNvLinkErrorCounter_fn)(nvmlDevice_t device, unsigned int link,
+                                                           nvmlNvLinkErrorCounter_t counter,
+                                                           unsigned long long *value);
+/* nvmlDeviceGetMinMaxFanSpeed(dev, unsigned *min, unsigned *max): nvmlDeviceGetUInt2_fn (11.6+) */
+/* ---- query fidelity (9a): the readings nvidia-smi's fields and -q need ------- */
+#define NVML_FI_DEV_POWER_AVERAGE 185
+#define NVML_FI_DEV_POWER_INSTANT 186
+#define NVML_FI_DEV_RESET_STATUS 226             /* R535-R570; DEPRECATED from R570 on */
+#define NVML_FI_DEV_DRAIN_AND_RESET_STATUS 227
+#define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230
+#define NVML_FI_DEV_EDPP_MULTIPLIER 274
+#define NVML_FI_DEV_PCIE_REPLAY_ROLLOVER_COUNTER 95
+#define NVML_FI_DEV_PCIE_OUTBOUND_ATOMICS_MASK 228 /* 13.x headers; NVML_PCIE_ATOMICS_CAP_* bits */
+#define NVML_FI_DEV_PCIE_INBOUND_ATOMICS_MASK 229
+#define NVML_POWER_SCOPE_GPU 0u                  /* nvmlFieldValue_t.scopeId of the power fields */
+#define NVML_POWER_SCOPE_MEMORY 2u
+#define NVML_PCIE_ATOMICS_CAP_FETCHADD32 0x01
+#define NVML_PCIE_ATOMICS_CAP_FETCHADD64 0x02
+#define NVML_PCIE_ATOMICS_CAP_SWAP32 0x04
+#define NVML_PCIE_ATOMICS_CAP_SWAP64 0x08
+#define NVML_PCIE_ATOMICS_CAP_CAS32 0x10
+#define NVML_PCIE_ATOMICS_CAP_CAS64 0x20
+#define NVML_PCIE_ATOMICS_CAP_CAS128 0x40
+
+typedef enum {
+    NVML_INFOROM_OEM = 0,
+    NVML_INFOROM_ECC = 1,
+    NVML_INFOROM_POWER = 2,
+    NVML_INFOROM_DEN = 3,
+    NVML_INFOROM_COUNT
+} nvmlInforomObject_t;
+
+/* nvmlDeviceGetMarginTemperature (R570+): distance to the slowdown limit. */
+typedef struct {
+    unsigned int version;
+    int marginTemperature;
+} nvmlMarginTemperature_v1_t;
+_Static_assert(sizeof(nvmlMarginTemperature_v1_t) == 8, "margin temperature is 8 bytes");
+#define nvmlMarginTemperature_v1 NVML_STRUCT_VERSION(nvmlMarginTemperature_v1_t, 1)
+
+/* nvmlDeviceGetSramEccErrorStatus (R535+). */
+typedef struct {
+    unsigned int version;
+    unsigned long long aggregateUncParity;
+    unsigned long long aggregateUncSecDed;
+    unsigned long long aggregateCor;
+    unsigned long long volatileUncParity;
+    unsigned long long volatileUncSecDed;
+    unsigned long long volatileCor;
+    unsigned long long aggregateUncBucketL2;
+    unsigned long long aggregateUncBucketSm;
+    unsigned long long aggregateUncBucketPcie;
+    unsigned long long aggregateUncBucketMcu;
+    unsigned long long aggregateUncBucketOther;
+    unsigned int bThresholdExceeded;
+} nvmlEccSramErrorStatus_v1_t;
+_Static_assert(sizeof(nvmlEccSramErrorStatus_v1_t) == 104, "SRAM ECC status is 104 bytes");
+_Static_assert(offsetof(nvmlEccSramErrorStatus_v1_t, bThresholdExceeded) == 96, "threshold at 96");
+#define nvmlEccSramErrorStatus_v1 NVML_STRUCT_VERSION(nvmlEccSramErrorStatus_v1_t, 1)
+
+/* nvmlDeviceGetAddressingMode (R580+): 0 none, 1 HMM, 2 ATS. */
+typedef struct {
+    unsigned int version;
+    unsigned int value;
+} nvmlDeviceAddressingMode_v1_t;
+_Static_assert(sizeof(nvmlDeviceAddressingMode_v1_t) == 8, "addressing mode is 8 bytes");
+#define nvmlDeviceAddressingMode_v1 NVML_STRUCT_VERSION(nvmlDeviceAddressingMode_v1_t, 1)
+
+/* nvmlDeviceGetPdi (R580+): the per-device identifier nvidia-smi -q prints as GPU PDI. */
+typedef struct {
+    unsigned int version;
+    unsigned long long value;
+} nvmlPdi_v1_t;
+_Static_assert(sizeof(nvmlPdi_v1_t) == 16, "PDI is 16 bytes");
+#define nvmlPdi_v1 NVML_STRUCT_VERSION(nvmlPdi_v1_t, 1)
+typedef nvmlReturn_t (*nvmlDeviceGetPdi_fn)(nvmlDevice_t device, nvmlPdi_v1_t *pdi);
+
+typedef nvmlReturn_t (*nvmlDeviceGetEncoderStats_fn)(nvmlDevice_t device, unsigned int *sessionCount,
+                                                     unsigned int *averageFps, unsigned int *averageLatency);
+typedef nvmlReturn_t (*nvmlDeviceGetMarginTemperature_fn)(nvmlDevice_t device,
+                                                          nvmlMarginTemperature_v1_t *margin);
+typedef nvmlReturn_t (*nvmlDeviceGetMemoryErrorCounter_fn)(nvmlDevice_t device, nvmlMemoryErrorType_t type,
+                                                           nvmlEccCounterType_t counter,
+                                                           nvmlMemoryLocation_t location,
+                                                           unsigned long long *count);
+typedef nvmlReturn_t (*nvmlDeviceGetSramEccErrorStatus_fn)(nvmlDevice_t device,
+                                                           nvmlEccSramErrorStatus_v1_t *status);
+typedef nvmlReturn_t (*nvmlDeviceGetRowRemapperHistogram_fn)(nvmlDevice_t device,
+                                                             nvmlRowRemapperHistogramValues_t *values);
+typedef nvmlReturn_t (*nvmlDeviceGetConfComputeProtectedMemoryUsage_fn)(nvmlDevice_t device,
+                                                                        nvmlMemory_t *memory);
+typedef nvmlReturn_t (*nvmlDeviceGetClockById_fn)(nvmlDevice_t device, nvmlClockType_t type,
+                                                  unsigned int *mhz); /* Applications/DefaultApplications */
+typedef nvmlReturn_t (*nvmlDeviceGetPciInfoExt_fn)(nvmlDevice_t device, nvmlPciInfoExt_v1_t *pci);
+typedef nvmlReturn_t (*nvmlDeviceGetInforomVersion_fn)(nvmlDevice_t device, nvmlInforomObject_t object,
+                                                       char *version, unsigned int length);
+typedef nvmlReturn_t (*nvmlDeviceValidateInforom_fn)(nvmlDevice_t device);
+typedef nvmlReturn_t (*nvmlDeviceGetAddressingMode_fn)(nvmlDevice_t device,
+                                                       nvmlDeviceAddressingMode_v1_t *mode);
+typedef nvmlReturn_t (*nvmlDeviceGetVirtualizationMode_fn)(nvmlDevice_t device,
+                                                           nvmlGpuVirtualizationMode_t *mode);
+/* nvmlDeviceGetGpuFabricInfoV (v3, R550+). */
+typedef struct {
+    unsigned int version;
+    unsigned char clusterUuid[16];
+    nvmlReturn_t status;
+    unsigned int cliqueId;
+    unsigned int state;           /* NVML_GPU_FABRIC_STATE_* */
+    unsigned int healthMask;
+    unsigned char healthSummary;
+} nvmlGpuFabricInfo_v3_t;
+_Static_assert(sizeof(nvmlGpuFabricInfo_v3_t) == 40, "fabric info v3 is 40 bytes");
+#define nvmlGpuFabricInfo_v3 NVML_STRUCT_VERSION(nvmlGpuFabricInfo_v3_t, 3)
+#define NVML_GPU_FABRIC_STATE_NOT_SUPPORTED 0
+#define NVML_GPU_FABRIC_STATE_NOT_STARTED 1
+#define NVML_GPU_FABRIC_STATE_IN_PROGRESS 2
+#define NVML_GPU_FABRIC_STATE_COMPLETED 3
+
+/* nvmlDeviceGetPlatformInfo (v2, R570+). */
+typedef struct {
+    unsigned int version;
+    unsigned char ibGuid[16];
+    unsigned char chassisSerialNumber[16];
+    unsigned char slotNumber;
+    unsigned char trayIndex;
+    unsigned char hostId;
+    unsigned char peerType;
+    unsigned char moduleId;
+} nvmlPlatformInfo_v2_t;
+_Static_assert(sizeof(nvmlPlatformInfo_v2_t) == 44, "platform info v2 is 44 bytes");
+#define nvmlPlatformInfo_v2 NVML_STRUCT_VERSION(nvmlPlatformInfo_v2_t, 2)
+
+/* nvmlDeviceGetC2cModeInfoV (R550+): no version member. */
+typedef struct {
+    unsigned int isC2cEnabled;
+} nvmlC2cModeInfo_v1_t;
+
+typedef nvmlReturn_t (*nvmlDeviceGetGpuFabricInfoV_fn)(nvmlDevice_t device, nvmlGpuFabricInfo_v3_t *info);
+typedef nvmlReturn_t (*nvmlDeviceGetPlatformInfo_fn)(nvmlDevice_t device, nvmlPlatformInfo_v2_t *info);
+typedef nvmlReturn_t (*nvmlDeviceGetC2cModeInfoV_fn)(nvmlDevice_t device, nvmlC2cModeInfo_v1_t *info);
+
+_Static_assert(nvmlMarginTemperature_v1 == 0x01000008u, "nvmlMarginTemperature_v1 is 0x01000008");
+_Static_assert(nvmlEccSramErrorStatus_v1 == 0x01000068u, "nvmlEccSramErrorStatus_v1 is 0x01000068");
+/* ---- MIG (GPU and compute instances) and GPM (profiling metrics): area 10c ---- */
+/* Written from NVIDIA's nvml.h as mirrored in NVIDIA/go-nvml (gen/nvml/nvml.h). */
+typedef struct nvmlGpuInstance_st *nvmlGpuInstance_t;
+typedef struct nvmlComputeInstance_st *nvmlComputeInstance_t;
+typedef struct nvmlGpmSample_st *nvmlGpmSample_t;
+
+/* GPU instance profile indexes (the `profile` argument of ...GpuInstanceProfileInfo). */
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE 0x0u
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE 0x1u
+#define NVML_GPU_INSTANCE_PROFILE_3_SLICE 0x2u
+#define NVML_GPU_INSTANCE_PROFILE_4_SLICE 0x3u
+#define NVML_GPU_INSTANCE_PROFILE_7_SLICE 0x4u
+#define NVML_GPU_INSTANCE_PROFILE_8_SLICE 0x5u
+#define NVML_GPU_INSTANCE_PROFILE_6_SLICE 0x6u
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV1 0x7u /* 1g + media extensions */
+#define NVML_GPU_INSTANCE_PROFILE_2_SLICE_REV1 0x8u
+#define NVML_GPU_INSTANCE_PROFILE_1_SLICE_REV2 0x9u /* 1g with two memory slices */
+#define NVML_GPU_INSTANCE_PROFILE_COUNT 0x12u      /* in the newest headers; older ones stop earlier */
+#define NVML_COMPUTE_INSTANCE_PROFILE_1_SLICE 0x0u
+#define NVML_COMPUTE_INSTANCE_PROFILE_2_SLICE 0x1u
+#define NVML_COMPUTE_INSTANCE_PROFILE_3_SLICE 0x2u
+#define NVML_COMPUTE_INSTANCE_PROFILE_4_SLICE 0x3u
+#define NVML_COMPUTE_INSTANCE_PROFILE_7_SLICE 0x4u
+#define NVML_COMPUTE_INSTANCE_PROFILE_8_SLICE 0x5u
+#define NVML_COMPUTE_INSTANCE_PROFILE_6_SLICE 0x6u
+#define NVML_COMPUTE_INSTANCE_PROFILE_COUNT 0x9u
+#define NVML_COMPUTE_INSTANCE_ENGINE_PROFILE_SHARED 0x0u
+
+/* nvmlDeviceGetAttributes(_v2): of a MIG device, or of a whole GPU. */
+typedef struct {
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    unsigned int gpuInstanceSliceCount;
+    unsigned int computeInstanceSliceCount;
+    unsigned long long memorySizeMB; /* MiB */
+} nvmlDeviceAttributes_t;
+_Static_assert(sizeof(nvmlDeviceAttributes_t) == 40, "nvmlDeviceAttributes_t is 40 bytes");
+_Static_assert(offsetof(nvmlDeviceAttributes_t, memorySizeMB) == 32, "memorySizeMB at 32");
+
+typedef struct {
+    unsigned int start; /* first memory slice */
+    unsigned int size;  /* memory slices */
+} nvmlGpuInstancePlacement_t;
+typedef nvmlGpuInstancePlacement_t nvmlComputeInstancePlacement_t; /* compute slices */
+
+typedef struct {
+    unsigned int id;                  /* profile ID (19 = 1g.10gb on H100) */
+    unsigned int isP2pSupported;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int copyEngineCount;
+    unsigned int decoderCount;
+    unsigned int encoderCount;
+    unsigned int jpegCount;
+    unsigned int ofaCount;
+    unsigned long long memorySizeMB;
+} nvmlGpuInstanceProfileInfo_t;
+_Static_assert(sizeof(nvmlGpuInstanceProfileInfo_t) == 48, "GI profile info v1 is 48 bytes");
+
+typedef struct {
+    unsigned int version;             /* nvmlGpuInstanceProfileInfo_v2 */
+    unsigned int id;
+    unsigned int isP2pSupported;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int copyEngineCount;
+    unsigned int decoderCount;
+    unsigned int encoderCount;
+    unsigned int jpegCount;
+    unsigned int ofaCount;
+    unsigned long long memorySizeMB;
+    char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE]; /* "MIG 1g.10gb" */
+} nvmlGpuInstanceProfileInfo_v2_t;
+_Static_assert(sizeof(nvmlGpuInstanceProfileInfo_v2_t) == 152, "GI profile info v2 is 152 bytes");
+_Static_assert(offsetof(nvmlGpuInstanceProfileInfo_v2_t, name) == 56, "v2 name at 56");
+#define nvmlGpuInstanceProfileInfo_v2 NVML_STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v2_t, 2)
+
+typedef struct {
+    unsigned int version;             /* nvmlGpuInstanceProfileInfo_v3: no isP2pSupported */
+    unsigned int id;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int copyEngineCount;
+    unsigned int decoderCount;
+    unsigned int encoderCount;
+    unsigned int jpegCount;
+    unsigned int ofaCount;
+    unsigned long long memorySizeMB;
+    char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+    unsigned int capabilities;        /* 0x1 P2P, 0x2 graphics */
+} nvmlGpuInstanceProfileInfo_v3_t;
+_Static_assert(sizeof(nvmlGpuInstanceProfileInfo_v3_t) == 152, "GI profile info v3 is 152 bytes");
+_Static_assert(offsetof(nvmlGpuInstanceProfileInfo_v3_t, name) == 48, "v3 name at 48");
+#define nvmlGpuInstanceProfileInfo_v3 NVML_STRUCT_VERSION(nvmlGpuInstanceProfileInfo_v3_t, 3)
+
+typedef struct {
+    nvmlDevice_t device;              /* the parent GPU */
+    unsigned int id;                  /* GPU instance ID, unique per GPU */
+    unsigned int profileId;
+    nvmlGpuInstancePlacement_t placement;
+} nvmlGpuInstanceInfo_t;
+_Static_assert(sizeof(nvmlGpuInstanceInfo_t) == 24, "nvmlGpuInstanceInfo_t is 24 bytes");
+
+typedef struct {
+    unsigned int id;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+} nvmlComputeInstanceProfileInfo_t;
+_Static_assert(sizeof(nvmlComputeInstanceProfileInfo_t) == 36, "CI profile info v1 is 36 bytes");
+
+typedef struct {
+    unsigned int version;             /* nvmlComputeInstanceProfileInfo_v2 */
+    unsigned int id;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE]; /* "MIG 1c.3g.40gb" */
+} nvmlComputeInstanceProfileInfo_v2_t;
+_Static_assert(sizeof(nvmlComputeInstanceProfileInfo_v2_t) == 136, "CI profile info v2 is 136 bytes");
+#define nvmlComputeInstanceProfileInfo_v2 NVML_STRUCT_VERSION(nvmlComputeInstanceProfileInfo_v2_t, 2)
+
+typedef struct {
+    unsigned int version;             /* nvmlComputeInstanceProfileInfo_v3 */
+    unsigned int id;
+    unsigned int sliceCount;
+    unsigned int instanceCount;
+    unsigned int multiprocessorCount;
+    unsigned int sharedCopyEngineCount;
+    unsigned int sharedDecoderCount;
+    unsigned int sharedEncoderCount;
+    unsigned int sharedJpegCount;
+    unsigned int sharedOfaCount;
+    char name[NVML_DEVICE_NAME_V2_BUFFER_SIZE];
+    unsigned int capabilities;
+} nvmlComputeInstanceProfileInfo_v3_t;
+_Static_assert(sizeof(nvmlComputeInstanceProfileInfo_v3_t) == 140, "CI profile info v3 is 140 bytes");
+#define nvmlComputeInstanceProfileInfo_v3 NVML_STRUCT_VERSION(nvmlComputeInstanceProfileInfo_v3_t, 3)
+
+typedef struct {
+    nvmlDevice_t device;
+    nvmlGpuInstance_t gpuInstance;
+    unsigned int id;                  /* compute instance ID, unique per GPU instance */
+    unsigned int profileId;
+    nvmlComputeInstancePlacement_t placement; /* _v2 only */
+} nvmlComputeInstanceInfo_t;
+_Static_assert(sizeof(nvmlComputeInstanceInfo_t) == 32, "nvmlComputeInstanceInfo_t is 32 bytes");
+
+/* GPM metric IDs gpuscope reads (values are percent 0-100, or MiB/s). */
+#define NVML_GPM_METRIC_GRAPHICS_UTIL 1u
+#define NVML_GPM_METRIC_SM_UTIL 2u
+#define NVML_GPM_METRIC_SM_OCCUPANCY 3u
+#define NVML_GPM_METRIC_INTEGER_UTIL 4u
+#define NVML_GPM_METRIC_ANY_TENSOR_UTIL 5u
+#define NVML_GPM_METRIC_DFMA_TENSOR_UTIL 6u
+#define NVML_GPM_METRIC_HMMA_TENSOR_UTIL 7u
+#define NVML_GPM_METRIC_DMMA_TENSOR_UTIL 8u
+#define NVML_GPM_METRIC_IMMA_TENSOR_UTIL 9u
+#define NVML_GPM_METRIC_DRAM_BW_UTIL 10u
+#define NVML_GPM_METRIC_FP64_UTIL 11u
+#define NVML_GPM_METRIC_FP32_UTIL 12u
+#define NVML_GPM_METRIC_FP16_UTIL 13u
+#define NVML_GPM_METRIC_PCIE_TX_PER_SEC 20u
+#define NVML_GPM_METRIC_PCIE_RX_PER_SEC 21u
+#define NVML_GPM_METRIC_NVLINK_TOTAL_RX_PER_SEC 60u
+#define NVML_GPM_METRIC_NVLINK_TOTAL_TX_PER_SEC 61u
+#define NVML_GPM_METRIC_MAX 333u  /* of the newest header; the array below is that long */
+
+typedef struct {
+    unsigned int metricId;   /* in */
+    nvmlReturn_t nvmlReturn; /* out: this metric's status */
+    double value;            /* out: valid when nvmlReturn is SUCCESS (may be NaN) */
+    struct {
+        char *shortName;
+        char *longName;
+        char *unit;
+    } metricInfo;            /* out: may be NULL */
+} nvmlGpmMetric_t;
+_Static_assert(sizeof(nvmlGpmMetric_t) == 40, "nvmlGpmMetric_t is 40 bytes");
+
+/* Clients built against older headers pass a shorter metrics[] (its length
+ * changed across releases; the version did not): a library may only touch
+ * metrics[0 .. numMetrics). */
+typedef struct {
+    unsigned int version;    /* NVML_GPM_METRICS_GET_VERSION */
+    unsigned int numMetrics;
+    nvmlGpmSample_t sample1;
+    nvmlGpmSample_t sample2;
+    nvmlGpmMetric_t metrics[NVML_GPM_METRIC_MAX];
+} nvmlGpmMetricsGet_t;
+_Static_assert(offsetof(nvmlGpmMetricsGet_t, metrics) == 24, "metrics at 24");
+#define NVML_GPM_METRICS_GET_VERSION 1u
+
+typedef struct {
+    unsigned int version;           /* NVML_GPM_SUPPORT_VERSION */
+    unsigned int isSupportedDevice;
+} nvmlGpmSupport_t;
+#define NVML_GPM_SUPPORT_VERSION 1u
+
+typedef nvmlReturn_t (*nvmlDeviceGetMigDeviceHandleByIndex_fn)(nvmlDevice_t device, unsigned int index,
+                                                               nvmlDevice_t *mig);
+typedef nvmlReturn_t (*nvmlDeviceGetAttributes_fn)(nvmlDevice_t device, nvmlDeviceAttributes_t *attr);
+typedef nvmlReturn_t (*nvmlDeviceGetGpuInstanceById_fn)(nvmlDevice_t device, unsigned int id,
+                                                        nvmlGpuInstance_t *gi);
+typedef nvmlReturn_t (*nvmlGpuInstanceGetInfo_fn)(nvmlGpuInstance_t gi, nvmlGpuInstanceInfo_t *info);
+typedef nvmlReturn_t (*nvmlGpmQueryDeviceSupport_fn)(nvmlDevice_t device, nvmlGpmSupport_t *support);
+typedef nvmlReturn_t (*nvmlGpmSampleAlloc_fn)(nvmlGpmSample_t *sample);
+typedef nvmlReturn_t (*nvmlGpmSampleFree_fn)(nvmlGpmSample_t sample);
+typedef nvmlReturn_t (*nvmlGpmSampleGet_fn)(nvmlDevice_t device, nvmlGpmSample_t sample);
+typedef nvmlReturn_t (*nvmlGpmMigSampleGet_fn)(nvmlDevice_t device, unsigned int gpuInstanceId,
+                                               nvmlGpmSample_t sample);
+typedef nvmlReturn_t (*nvmlGpmMetricsGet_fn)(nvmlGpmMetricsGet_t *get);
+
 #endif /* GS_NVML_ABI_H */

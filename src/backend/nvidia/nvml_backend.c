@@ -11,6 +11,7 @@
 
 #include "backend/nvidia/nvml_explain.h"
 #include "backend/nvidia/nvml_priv.h"
+#include "lib/roots.h"
 
 static const char *nvml_errstr(const struct nvml_device *d, nvmlReturn_t r)
 {
@@ -39,17 +40,24 @@ void gs_nvml_gpu_state(struct nvml_device *d, struct gs_gpu *g)
 }
 
 enum gs_status gs_nvml_status(struct nvml_device *d, struct gs_gpu *g, nvmlReturn_t r,
-                              uint64_t fields, const char *what)
+                              struct gs_fmask fields, const char *what)
 {
     switch (r) {
     case NVML_SUCCESS:
         return GS_ST_OK;
-    case NVML_ERROR_NOT_SUPPORTED:
     case NVML_ERROR_DEPRECATED:
+        for (unsigned i = 0; i < GS_F_MAX / 64; i++)
+            if (fields.w[i]) {
+                atomic_fetch_or(&d->unsup[i], fields.w[i]);
+                atomic_fetch_or(&d->depr[i], fields.w[i]);
+            }
+        return GS_ST_DEPRECATED;
+    case NVML_ERROR_NOT_SUPPORTED:
     case NVML_ERROR_NO_DATA:
     case NVML_ERROR_FUNCTION_NOT_FOUND:
-        if (fields)
-            atomic_fetch_or(&d->unsup, fields);
+        for (unsigned i = 0; i < GS_F_MAX / 64; i++)
+            if (fields.w[i])
+                atomic_fetch_or(&d->unsup[i], fields.w[i]);
         return GS_ST_NOT_SUPPORTED;
     case NVML_ERROR_NO_PERMISSION:
         return GS_ST_NO_PERMISSION;
@@ -64,6 +72,24 @@ enum gs_status gs_nvml_status(struct nvml_device *d, struct gs_gpu *g, nvmlRetur
     }
 }
 
+struct gs_fmask gs_nvml_unsup(struct nvml_device *d)
+{
+    struct gs_fmask m;
+
+    for (unsigned i = 0; i < GS_F_MAX / 64; i++)
+        m.w[i] = atomic_load(&d->unsup[i]);
+    return m;
+}
+
+struct gs_fmask gs_nvml_deprecated(struct nvml_device *d)
+{
+    struct gs_fmask m;
+
+    for (unsigned i = 0; i < GS_F_MAX / 64; i++)
+        m.w[i] = atomic_load(&d->depr[i]);
+    return m;
+}
+
 static void nvml_fini(struct gs_bctx *bctx)
 {
     struct nvml_ctx *ctx = (struct nvml_ctx *)bctx;
@@ -71,8 +97,12 @@ static void nvml_fini(struct gs_bctx *bctx)
     if (!ctx)
         return;
     gs_nvml_events_close(ctx);
-    for (uint32_t i = 0; i < ctx->ndev; i++)
+    for (uint32_t i = 0; i < ctx->ndev; i++) {
         gs_nvml_procs_free(&ctx->devs[i]);
+        gs_nvml_gpm_free(&ctx->devs[i]); /* before nvmlShutdown: the sample buffers are NVML's */
+        gs_nvml_mig_free(&ctx->devs[i]);
+    }
+    free(ctx->gpm_get);
     free(ctx->devs);
     free(ctx->bdevs);
     if (ctx->inited)
@@ -89,6 +119,10 @@ static int nvml_init(struct gs_bctx **out, const struct gs_backend_opts *opts, s
     *out = NULL;
     if (!ctx)
         return gs_err_set(err, GS_E_NOMEM, "out of memory");
+    if (opts && opts->proc_root && gs_path(ctx->proc_root, sizeof(ctx->proc_root), "%s", opts->proc_root) < 0) {
+        free(ctx);
+        return gs_err_set(err, GS_E_USAGE, "GPUSCOPE_PROC_ROOT is too long");
+    }
     rc = gs_nvml_lib_open(&ctx->lib, opts ? opts->lib_path : NULL, err);
     if (rc < 0) {
         free(ctx);
@@ -101,8 +135,39 @@ static int nvml_init(struct gs_bctx **out, const struct gs_backend_opts *opts, s
         return rc;
     }
     ctx->inited = true;
+    ctx->sched_period_ns = gs_nvml_sched_period_ns();
     *out = (struct gs_bctx *)ctx;
     return 0;
+}
+
+/* The kernel module's version, as nvidia-smi's kmd_version: the version
+ * number on the "NVRM version: ... Kernel Module ... 610.57.04 ..." line of
+ * $GPUSCOPE_PROC_ROOT (or /proc)/driver/nvidia/version. */
+static void nvml_kmd_version(char *out, size_t len)
+{
+    char path[512], line[512];
+    FILE *fp;
+
+    out[0] = '\0';
+    if (gs_path(path, sizeof(path), "%s/driver/nvidia/version", gs_proc_root_env(NULL)) < 0)
+        return;
+    fp = fopen(path, "re");
+    if (!fp)
+        return;
+    while (fgets(line, sizeof(line), fp)) {
+        char *m = strstr(line, "Kernel Module");
+        if (strncmp(line, "NVRM version:", 13) || !m)
+            continue;
+        for (char *p = m; *p; p++) {
+            size_t n = strspn(p, "0123456789.");
+            if (n >= 3 && p[-1] == ' ' && strchr(p, '.') && memchr(p, '.', n)) {
+                snprintf(out, len, "%.*s", (int)n, p);
+                break;
+            }
+        }
+        break;
+    }
+    fclose(fp);
 }
 
 static void nvml_system_info(struct gs_bctx *bctx, struct gs_sysinfo *sys)
@@ -123,6 +188,7 @@ static void nvml_system_info(struct gs_bctx *bctx, struct gs_sysinfo *sys)
     sys->cuda_driver_version = 0;
     if (f->cuda_version && f->cuda_version(&cuda) == NVML_SUCCESS)
         sys->cuda_driver_version = cuda;
+    nvml_kmd_version(sys->kmd_version, sizeof(sys->kmd_version));
     sys->simulated = f->sim_version != NULL;
     sys->sim_scenario[0] = '\0';
     if (f->sim_scenario) {
@@ -139,7 +205,9 @@ static void nvml_open_device(struct nvml_ctx *ctx, struct nvml_device *d, uint32
     d->ctx = ctx;
     atomic_init(&d->lost, false);
     atomic_init(&d->lost_since, 0);
-    atomic_init(&d->unsup, gs_nvml_missing_fields(&ctx->lib.f));
+    struct gs_fmask missing = gs_nvml_missing_fields(&ctx->lib.f);
+    for (unsigned k = 0; k < GS_F_MAX / 64; k++)
+        atomic_init(&d->unsup[k], missing.w[k]);
     d->open_rc = ctx->lib.f.handle_by_index(i, &d->handle);
     if (d->open_rc != NVML_SUCCESS)
         d->handle = NULL;
@@ -169,6 +237,7 @@ static int nvml_discover(struct gs_bctx *bctx, struct gs_bdev *const **devs, uin
             if (gs_nvml_procs_alloc(&ctx->devs[i]) < 0)
                 return gs_err_set(err, GS_E_NOMEM, "out of memory");
         }
+        gs_nvml_place_unopened(ctx); /* a GPU lost before start: its bus id from the driver */
     }
     *devs = ctx->bdevs;
     *ndevs = ctx->ndev;
@@ -200,7 +269,7 @@ const struct gs_backend gs_backend_nvml = {
     .abi = GS_BACKEND_ABI,
     .name = "nvml",
     .caps = GS_CAP_PROCESSES | GS_CAP_PROC_UTIL | GS_CAP_ECC | GS_CAP_SLOW_FIELDS,
-    .slow_fields = (UINT64_C(1) << GS_F_PCIE_TX) | (UINT64_C(1) << GS_F_PCIE_RX),
+    .slow_fields = { { (UINT64_C(1) << GS_F_PCIE_TX) | (UINT64_C(1) << GS_F_PCIE_RX) } },
     .init = nvml_init,
     .fini = nvml_fini,
     .system_info = nvml_system_info,
@@ -211,4 +280,7 @@ const struct gs_backend gs_backend_nvml = {
     .explain_gpu = nvml_explain_gpu,
     .describe = nvml_describe,
     .events = gs_nvml_events,
+    .vendor = "NVIDIA",
+    .driver = "nvidia",
+    .revive = gs_nvml_revive,
 };

@@ -4,23 +4,19 @@
  * for all GPUs, registered on the first poll, drained without waiting once
  * per snapshot (nvmlEventSetWait with a 0 ms timeout returns TIMEOUT as soon
  * as the queue is empty), so a tick costs one call when nothing happened.
+ * Each event also tells the read schedule (nvml_sample.c) to re-read, at the
+ * next tick, the slow-changing readings it may have changed.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "backend/nvidia/nvml_priv.h"
+#include "lib/clock.h"
 
 #define NVML_EVENTS_WANTED                                                                   \
     (NVML_EVENT_TYPE_XID_CRITICAL | NVML_EVENT_TYPE_SINGLE_BIT_ECC | NVML_EVENT_TYPE_DOUBLE_BIT_ECC)
 #define NVML_EVENTS_MAX_DRAIN 4096 /* bound one drain even if the driver floods us */
-
-static int64_t nvml_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Register one GPU for the event types it supports; a GPU that cannot
  * (NOT_SUPPORTED, no permission, lost) simply has no events. */
@@ -36,6 +32,12 @@ static void nvml_events_register(struct nvml_ctx *ctx, struct nvml_device *d)
     types &= NVML_EVENTS_WANTED;
     if (types && f->register_events(d->handle, types, ctx->events) == NVML_SUCCESS)
         d->events_on = true;
+}
+
+void gs_nvml_events_reregister(struct nvml_ctx *ctx, struct nvml_device *d)
+{
+    if (ctx->events && !d->events_on)
+        nvml_events_register(ctx, d);
 }
 
 static void nvml_events_open(struct nvml_ctx *ctx)
@@ -103,7 +105,8 @@ int gs_nvml_events(struct gs_bctx *bctx, struct gs_event *out, uint32_t max, uin
             (*dropped)++;
             continue;
         }
-        out[n++] = (struct gs_event){ nvml_now_ms(), ctx->devs[gpu].base.index,
+        gs_nvml_sched_event(&ctx->devs[gpu], data.eventType);
+        out[n++] = (struct gs_event){ gs_clock_wall_ms(), ctx->devs[gpu].base.index,
                                       nvml_events_kind(data.eventType),
                                       data.eventType & NVML_EVENT_TYPE_XID_CRITICAL ? data.eventData : 0 };
     }

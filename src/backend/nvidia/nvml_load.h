@@ -94,6 +94,52 @@ struct nvml_fns {
     nvmlEventSetFree_fn event_set_free;
     nvmlProbe_fn conf_compute_mem;       /* presence marks the R535-early _v3 layout ... */
     nvmlProbe_fn process_detail_list;    /* ... unless this one exists too */
+    /* throttle time, NVLink and fan range (health counters) */
+    nvmlDeviceGetViolationStatus_fn violation_status;
+    nvmlDeviceGetNvLinkState_fn nvlink_state;
+    nvmlDeviceGetNvLinkErrorCounter_fn nvlink_errors;
+    nvmlDeviceGetUInt2_fn fan_minmax;
+    /* query fidelity (9a): more of what nvidia-smi prints */
+    nvmlDeviceGetCodecUtilization_fn jpg_util;
+    nvmlDeviceGetCodecUtilization_fn ofa_util;
+    nvmlDeviceGetEncoderStats_fn encoder_stats;
+    nvmlDeviceGetMarginTemperature_fn margin_temp;
+    nvmlDeviceGetMemoryErrorCounter_fn ecc_counter;
+    nvmlDeviceGetSramEccErrorStatus_fn sram_ecc;
+    nvmlDeviceGetRowRemapperHistogram_fn remap_histogram;
+    nvmlDeviceGetEnable_fn accounting_mode;
+    nvmlDeviceGetUInt_fn accounting_buffer;
+    nvmlDeviceGetConfComputeProtectedMemoryUsage_fn prot_mem;
+    nvmlDeviceGetClockById_fn app_clock;
+    nvmlDeviceGetClockById_fn def_app_clock;
+    nvmlDeviceGetEnable_fn power_mgmt_mode;
+    nvmlDeviceGetPciInfoExt_fn pci_info_ext;
+    nvmlDeviceGetString_fn inforom_image;
+    nvmlDeviceGetInforomVersion_fn inforom_version;
+    nvmlDeviceValidateInforom_fn validate_inforom;
+    nvmlDeviceGetUInt2_fn gsp_mode;
+    nvmlDeviceGetAddressingMode_fn addressing_mode;
+    nvmlDeviceGetString_fn board_part;
+    nvmlDeviceGetVirtualizationMode_fn virt_mode;
+    nvmlDeviceGetGpuFabricInfoV_fn fabric_info;
+    nvmlDeviceGetPlatformInfo_fn platform_info;
+    nvmlDeviceGetC2cModeInfoV_fn c2c_mode;
+    nvmlDeviceGetPdi_fn pdi;
+    /* MIG devices and GPM profiling metrics (area 10c) */
+    nvmlDeviceGetUInt_fn mig_max_count;
+    nvmlDeviceGetMigDeviceHandleByIndex_fn mig_handle;
+    nvmlDeviceGetUInt_fn mig_gi_id;
+    nvmlDeviceGetUInt_fn mig_ci_id;
+    nvmlDeviceGetAttributes_fn attributes;
+    nvmlGpmQueryDeviceSupport_fn gpm_support;
+    nvmlGpmSampleAlloc_fn gpm_alloc;
+    nvmlGpmSampleFree_fn gpm_free;
+    nvmlGpmSampleGet_fn gpm_sample;
+    nvmlGpmMigSampleGet_fn gpm_mig_sample;
+    nvmlGpmMetricsGet_fn gpm_metrics;
+    /* lost GPUs: handles again by identity (rediscovery) */
+    nvmlDeviceGetHandleByString_fn handle_by_uuid;
+    nvmlDeviceGetHandleByString_fn handle_by_pci;
     /* the gpuscope simulator */
     gssimString_fn sim_version;
     gssimString_fn sim_scenario;
@@ -102,7 +148,7 @@ struct nvml_fns {
 /* Process-list flavours, in the order of struct nvml_lib.proc_stride. */
 enum nvml_plist { NVML_PL_COMPUTE, NVML_PL_GRAPHICS, NVML_PL_MPS, NVML_PL_COUNT };
 
-#define NVML_SYM_MAX 96
+#define NVML_SYM_MAX 160
 
 struct nvml_lib {
     void *handle;                      /* dlopen() handle */

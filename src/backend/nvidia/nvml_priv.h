@@ -31,8 +31,11 @@ struct nvml_putil {
 /* A process name as the driver gave it, asked once per PID. */
 struct nvml_pname {
     uint32_t pid;
-    char name[96]; /* "" when the driver could not say */
+    char *name; /* owned; NULL when the driver could not say */
 };
+
+/* The longest process name asked of the driver (Linux's PATH_MAX). */
+#define NVML_PNAME_MAX 4096
 
 /* PID -> position in an array of records, rebuilt per tick (nvml_procs.c):
  * open addressing, at most half full; a slot holds position + 1, 0 = empty. */
@@ -46,30 +49,52 @@ struct nvml_device {
     struct nvml_ctx *ctx;
     nvmlDevice_t handle;               /* NULL when open_rc != SUCCESS */
     nvmlReturn_t open_rc;              /* what nvmlDeviceGetHandleByIndex answered */
-    char bus_id[32];                   /* for messages; "" until static facts are read */
+    char bus_id[32];                   /* for messages; "" until static facts are read (or the driver's list says) */
+    char uuid[96];                     /* its UUID once read: how it is found again after a loss */
+    char drv_uuid[96], drv_name[96];   /* from the driver's list, for a GPU NVML could not open */
     /* Shared with the slow-field worker thread, hence atomic. */
     atomic_bool lost;                  /* GPU_IS_LOST seen: never call NVML for it again */
     atomic_llong lost_since;           /* epoch seconds when first seen lost */
-    atomic_ullong unsup;               /* GS_F_* bits answered NOT_SUPPORTED once: not asked again */
+    atomic_ullong unsup[GS_F_MAX / 64]; /* GS_F_* bits answered NOT_SUPPORTED once: not asked again */
     /* Main thread only. */
     bool mem_v1;                       /* memory_v2 refused our version: use v1 */
     bool temp_legacy;                  /* TemperatureV refused: use GetTemperature */
     bool mig_on;                       /* MIG enabled: no per-process utilization */
+    bool energy_fv_refused;            /* field 83 refused: energy by its own call */
     uint32_t fan_count;                /* from nvmlDeviceGetNumFans; 0 = unknown */
     bool plist_unsup[NVML_PL_COUNT];   /* this list answered NOT_SUPPORTED */
     bool putil_unsup;                  /* per-process utilization NOT_SUPPORTED */
+    bool putil_info_unsup;             /* ProcessesUtilizationInfo NOT_SUPPORTED: legacy call */
     unsigned char *pbuf;               /* running-process entries (stride by symbol) */
     unsigned pcap;                     /* entries pbuf holds (32 bytes each) */
     unsigned char *ubuf;               /* process-utilization samples (<= 40 bytes each) */
     unsigned ucap;                     /* entries ubuf holds */
     unsigned long long util_last_seen; /* newest per-process sample timestamp accepted (us) */
     struct nvml_putil *ucache;         /* per-PID latest utilization */
-    unsigned ucache_n, ucache_cap;
+    unsigned ucache_n;
+    size_t ucache_cap;
     struct nvml_pname *names;          /* per-PID driver names of the current list */
-    unsigned names_n, names_cap;
+    unsigned names_n;
+    size_t names_cap;
     struct nvml_pmap pmap;             /* PID -> index into this tick's gs_gpu.procs */
     struct nvml_pmap amap;             /* PID -> index into ucache, or names (rebuilt before each use) */
     bool events_on;                    /* registered for Xid/ECC events (main thread) */
+    /* The read schedule (nvml_sample.c), main thread only: the slow-changing
+     * readings' last values (at their own offsets), when each field was read
+     * (0: never, or its last read failed), when they are all due again, and
+     * the fields an event asked to re-read at the next tick. */
+    struct gs_sample sched_cache;
+    uint64_t sched_read_ns[GS_F_COUNT];
+    uint64_t sched_due_ns;
+    struct gs_fmask sched_force;
+    /* throttle time and NVLink (health counters) */
+    bool nvlink_known;                 /* nvlinks read (field 91) */
+    uint32_t nvlinks;                  /* links present, 0 = none */
+    uint32_t ecc_loc_unsup;            /* ECC (type, counter, location) entries answered NOT_SUPPORTED */
+    atomic_ullong depr[GS_F_MAX / 64]; /* GS_F_* bits answered DEPRECATED (also in unsup) */
+    /* MIG devices (nvml_mig.c) and GPM profiling (nvml_gpm.c): main thread, NULL until used */
+    struct nvml_mig *mig;
+    struct nvml_gpm *gpm;
 };
 
 static inline struct nvml_device *nvml_dev(struct gs_bdev *b)
@@ -79,34 +104,67 @@ static inline struct nvml_device *nvml_dev(struct gs_bdev *b)
 
 struct nvml_ctx {
     struct nvml_lib lib;
+    char proc_root[512];               /* where /proc is ("": /proc), for the driver's GPU list */
     bool inited;                       /* nvmlInit succeeded: shut down in fini */
     uint32_t ndev;
     struct nvml_device *devs;          /* ndev entries */
     struct gs_bdev **bdevs;            /* ndev pointers into devs, for discover */
     nvmlEventSet_t events;             /* created on the first events() call */
     bool events_tried;                 /* ... which happens once */
+    uint64_t sched_period_ns;          /* slow-changing readings: read this often (and on events) */
+    nvmlGpmMetricsGet_t *gpm_get;      /* the one GPM request buffer (main thread), or NULL */
 };
+
+/* The read schedule's period unless GPUSCOPE_READ_PERIOD_MS says otherwise. */
+#define GS_NVML_SCHED_PERIOD_MS 5000u
+/* An event (NVML event type bits) arrived for d: re-read what it may have changed at the next tick. */
+void gs_nvml_sched_event(struct nvml_device *d, unsigned long long event_type);
+/* The period from GPUSCOPE_READ_PERIOD_MS (0 = read everything every tick), else the default. */
+uint64_t gs_nvml_sched_period_ns(void);
 
 /* Events since the last call, without waiting (backend.h `events`). */
 int gs_nvml_events(struct gs_bctx *bctx, struct gs_event *out, uint32_t max, uint32_t *dropped);
 /* Free the event set (called by fini before nvmlShutdown). */
 void gs_nvml_events_close(struct nvml_ctx *ctx);
+/* Register a GPU that came back for events (if the event set exists). */
+void gs_nvml_events_reregister(struct nvml_ctx *ctx, struct nvml_device *d);
+
+/* nvml_revive.c: who the GPUs NVML could not open are (the driver's list,
+ * after discovery), and bringing a lost GPU back (backend.h `revive`). */
+void gs_nvml_place_unopened(struct nvml_ctx *ctx);
+int gs_nvml_revive(struct gs_bdev *b);
 
 /* Map r from the call `what` that reads the GS_F_* fields `fields` of d into
  * a status, with the side effects the rules ask for: NOT_SUPPORTED and kin
  * are cached per (device, fields); GPU_IS_LOST marks d lost; other errors
  * leave a message in g->last_error. fields may be 0 (static facts). */
 enum gs_status gs_nvml_status(struct nvml_device *d, struct gs_gpu *g, nvmlReturn_t r,
-                              uint64_t fields, const char *what);
+                              struct gs_fmask fields, const char *what);
 /* Mark d lost (first caller sets lost_since). */
 void gs_nvml_mark_lost(struct nvml_device *d);
 /* Fill g's state/lost_since from d. */
 void gs_nvml_gpu_state(struct nvml_device *d, struct gs_gpu *g);
 /* Bits of the per-tick fields whose functions the library lacks. */
-uint64_t gs_nvml_missing_fields(const struct nvml_fns *f);
+struct gs_fmask gs_nvml_missing_fields(const struct nvml_fns *f);
+/* The device's "answered NOT_SUPPORTED" fields (read from any thread). */
+struct gs_fmask gs_nvml_unsup(struct nvml_device *d);
+/* ... and those of them that answered DEPRECATED. */
+struct gs_fmask gs_nvml_deprecated(struct nvml_device *d);
+
+/* MIG devices into g->mig (nvml_mig.c), GPM profiling metrics into g->s.prof and
+ * g->mig[].prof (nvml_gpm.c): parts of one sample() tick; *error set on GS_ST_ERROR.
+ * mig_attribute ties this tick's processes to their MIG devices (after processes()). */
+void gs_nvml_mig_read(struct nvml_device *d, struct gs_gpu *g, bool *error);
+void gs_nvml_gpm_read(struct nvml_device *d, struct gs_gpu *g, struct gs_fmask want, bool *error);
+void gs_nvml_mig_attribute(struct nvml_device *d, struct gs_gpu *g);
+nvmlDevice_t gs_nvml_mig_handle(const struct nvml_device *d, uint32_t mig_index); /* NULL if none */
+void gs_nvml_mig_free(struct nvml_device *d);
+void gs_nvml_gpm_free(struct nvml_device *d);
+/* GS_F_PROF_* and GS_F_MIG_DEVICES bits whose functions the library lacks. */
+struct gs_fmask gs_nvml_mig_gpm_missing(const struct nvml_fns *f);
 
 int gs_nvml_read_static(struct gs_bdev *b, struct gs_gpu *g);
-int gs_nvml_sample(struct gs_bdev *b, uint64_t want, struct gs_gpu *g);
+int gs_nvml_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g);
 int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g);
 /* Per-device buffers for processes (discovery allocates, fini frees). */
 int gs_nvml_procs_alloc(struct nvml_device *d);

@@ -2,7 +2,8 @@
 /*
  * nvml_procs.c - the processes on one GPU: the compute, graphics and MPS
  * lists merged by PID (type bits OR-ed), with their GPU memory, then
- * per-process SM/memory/encoder/decoder utilization.
+ * per-process SM/memory/encoder/decoder utilization (ProcessesUtilizationInfo,
+ * or the legacy ProcessUtilization where the driver refuses the newer call).
  *
  * Entry sizes come from the symbol bound (nvml_load.c: 16, 24, or the R535
  * 32-byte _v3 records). Buffers live in the device and are reused, so a tick
@@ -16,12 +17,14 @@
  * processes: with 64 per GPU, pairwise searches cost tens of thousands of
  * comparisons per snapshot.
  */
+#include <stdio.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/nvidia/nvml_priv.h"
+#include "lib/vec.h"
 
 #define NVML_PROC_ENTRY_MAX 32u  /* largest running-process entry */
 #define NVML_UTIL_ENTRY_MAX 40u  /* largest utilization sample */
@@ -46,6 +49,8 @@ void gs_nvml_procs_free(struct nvml_device *d)
     free(d->pbuf);
     free(d->ubuf);
     free(d->ucache);
+    for (unsigned i = 0; d->names && i < d->names_n; i++)
+        free(d->names[i].name);
     free(d->names);
     free(d->pmap.slot);
     free(d->amap.slot);
@@ -55,19 +60,21 @@ void gs_nvml_procs_free(struct nvml_device *d)
     d->pmap = d->amap = (struct nvml_pmap){ NULL, 0 };
 }
 
-/* Grow *buf to hold at least need entries of size bytes; 0 or -1. */
+/* NVML answered INSUFFICIENT_SIZE for need entries of size bytes: grow *buf
+ * (the gs_vec policy) to twice that and more than it holds now (processes
+ * start between the two calls), within the unsigned count NVML takes; 0 or -1. */
 static int nvml_grow(unsigned char **buf, unsigned *cap, unsigned need, size_t size)
 {
-    unsigned ncap = need * 2 + 5;
-    unsigned char *p;
-
-    if (ncap <= *cap)
-        ncap = *cap * 2;
-    p = realloc(*buf, (size_t)ncap * size);
+    size_t want = (size_t)need * 2 + 5, c = *cap;
+    if (want <= c)
+        want = c + 1;
+    if (want > UINT_MAX)
+        return -1;
+    unsigned char *p = gs_vec_grow(*buf, &c, want, size);
     if (!p)
         return -1;
     *buf = p;
-    *cap = ncap;
+    *cap = c > UINT_MAX ? UINT_MAX : (unsigned)c;
     return 0;
 }
 
@@ -247,12 +254,10 @@ static struct nvml_putil *nvml_ucache_get(struct nvml_device *d, uint32_t pid, b
         return &d->ucache[pos];
     if (!create)
         return NULL;
-    if (d->ucache_n == d->ucache_cap) {
-        unsigned char *p = (unsigned char *)d->ucache;
-        if (nvml_grow(&p, &d->ucache_cap, d->ucache_n, sizeof(*d->ucache)) < 0)
-            return NULL;
-        d->ucache = (struct nvml_putil *)p;
-    }
+    struct nvml_putil *uc = gs_vec_grow(d->ucache, &d->ucache_cap, (size_t)d->ucache_n + 1, sizeof(*uc));
+    if (!uc)
+        return NULL;
+    d->ucache = uc;
     struct nvml_putil *u = &d->ucache[d->ucache_n++];
     memset(u, 0, sizeof(*u));
     u->pid = pid;
@@ -265,21 +270,26 @@ static struct nvml_putil *nvml_ucache_get(struct nvml_device *d, uint32_t pid, b
 }
 
 /* Keep one sample: drop impossible values (> 100 %, seen with zombie processes)
- * and PIDs not in this tick's list; keep the newest per PID. */
-static void nvml_take_usample(struct nvml_device *d, struct gs_gpu *g, const struct nvml_usample *u)
+ * and PIDs not in this tick's list; keep the newest per PID. False when the
+ * cache could not grow (out of memory): the pass then fails as a whole rather
+ * than show that process as idle. */
+static bool nvml_take_usample(struct nvml_device *d, struct gs_gpu *g, const struct nvml_usample *u)
 {
     struct nvml_putil *c;
 
     if (u->sm > 100 || u->mem > 100 || u->enc > 100 || u->dec > 100)
-        return;
+        return true;
     if (!nvml_find_proc(d, g, u->pid))
-        return;
+        return true;
     if (u->ts_us > d->util_last_seen)
         d->util_last_seen = u->ts_us;
     c = nvml_ucache_get(d, u->pid, true);
-    if (!c || (c->ts_us && c->ts_us > u->ts_us))
-        return;
+    if (!c)
+        return false;
+    if (c->ts_us && c->ts_us > u->ts_us)
+        return true;
     *c = (struct nvml_putil){ u->pid, u->ts_us, u->sm, u->mem, u->enc, u->dec };
+    return true;
 }
 
 static nvmlReturn_t nvml_util_info(struct nvml_device *d, struct gs_gpu *g)
@@ -303,7 +313,8 @@ static nvmlReturn_t nvml_util_info(struct nvml_device *d, struct gs_gpu *g)
         const nvmlProcessUtilizationInfo_v1_t *e = &info.procUtilArray[i];
         struct nvml_usample u = { e->pid, e->timeStamp, e->smUtil, e->memUtil, e->encUtil,
                                   e->decUtil };
-        nvml_take_usample(d, g, &u);
+        if (!nvml_take_usample(d, g, &u))
+            r = NVML_ERROR_MEMORY;
     }
     return r;
 }
@@ -324,7 +335,8 @@ static nvmlReturn_t nvml_util_legacy(struct nvml_device *d, struct gs_gpu *g)
     for (unsigned i = 0; r == NVML_SUCCESS && i < count && i < d->ucap; i++) {
         struct nvml_usample u = { arr[i].pid, arr[i].timeStamp, arr[i].smUtil, arr[i].memUtil,
                                   arr[i].encUtil, arr[i].decUtil };
-        nvml_take_usample(d, g, &u);
+        if (!nvml_take_usample(d, g, &u))
+            r = NVML_ERROR_MEMORY;
     }
     return r;
 }
@@ -362,18 +374,25 @@ static void nvml_read_putil(struct nvml_device *d, struct gs_gpu *g)
         return;
     struct nvml_keys k = nvml_ucache_keys(d);
     if (nvml_pmap_build(&d->amap, &k, d->ucache_n, d->ucache_n + g->nprocs) < 0) {
-        gs_nvml_status(d, g, NVML_ERROR_MEMORY, 0, "process utilization");
+        gs_nvml_status(d, g, NVML_ERROR_MEMORY, GS_FMASK_NONE, "process utilization");
         return;
     }
-    if (f->proc_util_info)
+    if (f->proc_util_info && !d->putil_info_unsup) {
         r = nvml_util_info(d, g);
-    else if (f->proc_util)
+        /* The newer call exists but this GPU or driver refuses it: the
+         * legacy one may still answer (and then does from now on). */
+        if ((r == NVML_ERROR_NOT_SUPPORTED || r == NVML_ERROR_FUNCTION_NOT_FOUND) && f->proc_util) {
+            d->putil_info_unsup = true;
+            r = nvml_util_legacy(d, g);
+        }
+    } else if (f->proc_util) {
         r = nvml_util_legacy(d, g);
-    else
+    } else {
         return;
+    }
     if (r == NVML_SUCCESS || r == NVML_ERROR_NOT_FOUND) /* NOT_FOUND: no new samples */
         nvml_util_apply(d, g);
-    else if (gs_nvml_status(d, g, r, 0, "process utilization") == GS_ST_NOT_SUPPORTED)
+    else if (gs_nvml_status(d, g, r, GS_FMASK_NONE, "process utilization") == GS_ST_NOT_SUPPORTED)
         d->putil_unsup = true;
 }
 
@@ -386,20 +405,22 @@ static const struct nvml_pname *nvml_name_get(struct nvml_device *d, uint32_t pi
 
     if (pos >= 0)
         return &d->names[pos];
-    if (d->names_n == d->names_cap) {
-        unsigned char *p = (unsigned char *)d->names;
-        if (nvml_grow(&p, &d->names_cap, d->names_n + 1, sizeof(*d->names)) < 0)
-            return NULL;
-        d->names = (struct nvml_pname *)p;
-    }
+    struct nvml_pname *nv = gs_vec_grow(d->names, &d->names_cap, (size_t)d->names_n + 1, sizeof(*nv));
+    if (!nv)
+        return NULL;
+    d->names = nv;
     k = nvml_name_keys(d);
     struct nvml_pname *n = &d->names[d->names_n++];
+    char buf[NVML_PNAME_MAX];
     n->pid = pid;
-    n->name[0] = '\0';
-    if (fn(pid, n->name, sizeof(n->name)) != NVML_SUCCESS)
-        n->name[0] = '\0';
-    n->name[sizeof(n->name) - 1] = '\0';
+    n->name = NULL;
+    buf[0] = '\0';
+    if (fn(pid, buf, sizeof(buf)) == NVML_SUCCESS && buf[0]) {
+        buf[sizeof(buf) - 1] = '\0';
+        n->name = strdup(buf); /* out of memory: no name, as if the driver had none */
+    }
     if (nvml_pmap_add(&d->amap, &k, d->names_n - 1) < 0) {
+        free(n->name);
         d->names_n--; /* asked again next time */
         return NULL;
     }
@@ -420,14 +441,21 @@ static void nvml_read_names(struct nvml_device *d, struct gs_gpu *g)
         return; /* out of memory: no driver names this tick */
     for (uint32_t i = 0; i < g->nprocs; i++) {
         const struct nvml_pname *n = nvml_name_get(d, g->procs[i].pid);
-        if (n && n->name[0]) {
-            memcpy(g->procs[i].name, n->name, sizeof(g->procs[i].name));
-            gs_proc_set(&g->procs[i], GS_P_NAME);
+        if (n && n->name) {
+            struct gs_proc *p = &g->procs[i];
+            size_t len = strlen(n->name);
+            snprintf(p->name, sizeof(p->name), "%s", n->name);
+            if (len >= sizeof(p->name))
+                gs_proc_set_long_name(g, p, n->name, len); /* else the first 95 bytes */
+            gs_proc_set(p, GS_P_NAME);
         }
     }
-    for (unsigned i = 0; i < d->names_n; i++) /* (d->amap is stale from here on) */
+    for (unsigned i = 0; i < d->names_n; i++) { /* (d->amap is stale from here on) */
         if (nvml_find_proc(d, g, d->names[i].pid))
             d->names[keep++] = d->names[i];
+        else
+            free(d->names[i].name);
+    }
     d->names_n = keep;
 }
 
@@ -437,18 +465,19 @@ int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
     enum gs_status best = GS_ST_NOT_SUPPORTED;
 
     g->nprocs = 0;
+    g->names_len = 0;
     if (d->open_rc != NVML_SUCCESS || atomic_load(&d->lost)) {
         g->procs_status = atomic_load(&d->lost) ? GS_ST_GPU_LOST : GS_ST_ERROR;
         return atomic_load(&d->lost) ? -GS_E_GPU_LOST : -GS_E_BACKEND;
     }
     struct nvml_keys keys = nvml_proc_keys(g);
     if (nvml_pmap_build(&d->pmap, &keys, 0, g->procs_cap) < 0) {
-        g->procs_status = gs_nvml_status(d, g, NVML_ERROR_MEMORY, 0, "process list");
+        g->procs_status = gs_nvml_status(d, g, NVML_ERROR_MEMORY, GS_FMASK_NONE, "process list");
         return -GS_E_BACKEND;
     }
     for (int k = 0; k < NVML_PL_COUNT && !atomic_load(&d->lost); k++) {
         nvmlReturn_t r = nvml_read_plist(d, g, (enum nvml_plist)k);
-        enum gs_status st = gs_nvml_status(d, g, r, 0, "process list");
+        enum gs_status st = gs_nvml_status(d, g, r, GS_FMASK_NONE, "process list");
         if (st == GS_ST_NOT_SUPPORTED)
             d->plist_unsup[k] = true;
         if (st == GS_ST_OK || best == GS_ST_NOT_SUPPORTED)
@@ -463,6 +492,7 @@ int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
     if (best == GS_ST_OK) {
         nvml_read_names(d, g);
         nvml_read_putil(d, g);
+        gs_nvml_mig_attribute(d, g);
     }
     return best == GS_ST_ERROR ? -GS_E_BACKEND : 0;
 }

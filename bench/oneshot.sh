@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# bench/oneshot.sh - one-shot queries against the floor (issue 11): on bench-8x64 (8 GPUs x 64
+# processes, 64 live `sleep` PIDs passed in, each listed on every GPU), run alternately, round
+# after round (BENCH_ROUNDS, default 25):
+#   bare     build/bench/bare_client: the same NVML readings as the JSON query, printed as text,
+#            no /proc, no JSON library (the floor)
+#   json     gpuscope query --format json
+#   csv      gpuscope query --query-gpu=index,name,utilization.gpu,memory.used,memory.total,
+#            temperature.gpu,power.draw --format=csv
+#   table    gpuscope query
+#   json-noproc  the JSON query with /proc out of reach (GPUSCOPE_PROC_ROOT=/nonexistent): what
+#            the host facts of the 64 PIDs cost is the difference to json (not a target)
+# Each run is timed by build/bench/bench_oneshot (fork, exec with stdout to /dev/null, wait4):
+# wall time, CPU time (user + system: what the run cost the machine, steadier than wall time
+# on a loaded machine) and peak RSS; medians, and each one's ratio to the bare client's median.
+# Targets (on wall time, as issue 11 sets them): json <= 1.5x bare, <= 5 ms, <= 4 MiB;
+# csv <= 1.0x bare.
+set -uo pipefail
+cd "$(dirname "$0")/.." || exit 2
+ROOT=$(pwd)
+O=${O:-build}
+ROUNDS=${BENCH_ROUNDS:-25}
+for f in "$O/gpuscope" "$O/bench/bench_oneshot" "$O/bench/bare_client" "$O/sim/current/libnvidia-ml.so.1"; do
+    [ -e "$f" ] || { echo "bench/oneshot.sh: missing $f (run 'make all bench-bin')" >&2; exit 2; }
+done
+CHILDREN=()
+cleanup() { [ "${#CHILDREN[@]}" -gt 0 ] && kill "${CHILDREN[@]}" 2>/dev/null; wait 2>/dev/null; }
+trap cleanup EXIT
+for ((i = 0; i < ${BENCH_PIDS:-64}; i++)); do
+    sleep 100000 &
+    CHILDREN+=("$!")
+done
+export GPUSCOPE_NVML_LIB=$ROOT/$O/sim/current/libnvidia-ml.so.1 GPUSCOPE_SIM_SCENARIO=bench-8x64 \
+       GPUSCOPE_SIM_SCENARIO_DIR=$ROOT/sim/scenarios
+GPUSCOPE_SIM_PIDS=$(IFS=,; echo "${CHILDREN[*]}")
+export GPUSCOPE_SIM_PIDS
+unset GPUSCOPE_SIM_FAULTS GPUSCOPE_SIM_CLOCK GPUSCOPE_PROC_ROOT GPUSCOPE_SIM_SPAWN
+python3 - "$ROOT/$O" "$ROUNDS" <<'PY'  # not exec: the EXIT trap must reap the sleeps
+import os, statistics, subprocess, sys
+
+O, ROUNDS = sys.argv[1], int(sys.argv[2])
+GS = f"{O}/gpuscope"
+CMDS = [("bare", [f"{O}/bench/bare_client"]),
+        ("json", [GS, "query", "--format", "json"]),
+        ("csv", [GS, "query", "--query-gpu=index,name,utilization.gpu,memory.used,memory.total,"
+                 "temperature.gpu,power.draw", "--format=csv"]),
+        ("table", [GS, "query"]),
+        ("json-noproc", [GS, "query", "--format", "json"])]
+NOPROC = dict(os.environ, GPUSCOPE_PROC_ROOT="/nonexistent")
+
+
+def loadavg():
+    with open("/proc/loadavg") as f:
+        return " ".join(f.read().split()[:3])
+
+
+def once(name, argv):
+    out = subprocess.run([f"{O}/bench/bench_oneshot", "-n", "1", "--", *argv], stdout=subprocess.PIPE,
+                         text=True, env=NOPROC if name == "json-noproc" else None).stdout
+    kv = dict(line.split(None, 1) for line in out.splitlines() if " " in line)
+    if kv.get("failed_runs", "1") != "0":
+        raise SystemExit(f"bench/oneshot.sh: {' '.join(argv)} failed (exit {kv.get('last_exit')})")
+    return float(kv["wall_median_ms"]), float(kv["cpu_median_ms"]), float(kv["rss_median_kib"]) / 1024.0
+
+
+la0 = loadavg()
+wall = {k: [] for k, _ in CMDS}
+cpu = {k: [] for k, _ in CMDS}
+rss = {k: [] for k, _ in CMDS}
+for _ in range(ROUNDS):
+    for k, argv in CMDS:  # alternately: the machine's moods fall on every command alike
+        w, c, r = once(k, argv)
+        wall[k].append(w)
+        cpu[k].append(c)
+        rss[k].append(r)
+la1 = loadavg()
+base = statistics.median(wall["bare"])
+cbase = statistics.median(cpu["bare"])
+print(f"one-shot queries, bench-8x64 (8 GPUs x 64 processes, {os.environ['GPUSCOPE_SIM_PIDS'].count(',') + 1} "
+      f"live PIDs), {ROUNDS} runs each, alternately; load average {la0} -> {la1}")
+print(f"{'command':<12}{'wall median (ms)':>18}{'vs bare':>9}{'CPU median (ms)':>17}{'vs bare':>9}"
+      f"{'peak RSS (MiB)':>16}  target")
+targets = {"json": "<= 1.5x, <= 5 ms, <= 4 MiB", "csv": "<= 1.0x", "bare": "(the floor)", "table": "",
+           "json-noproc": "(json without /proc)"}
+ok = True
+for k, _ in CMDS:
+    m, c, r = statistics.median(wall[k]), statistics.median(cpu[k]), statistics.median(rss[k])
+    print(f"{k:<12}{m:>18.2f}{m / base:>9.2f}{c:>17.2f}{c / cbase:>9.2f}{r:>16.2f}  {targets[k]}")
+    if k == "json" and (m / base > 1.5 or m > 5 or r > 4):
+        ok = False
+    if k == "csv" and m / base > 1.0:
+        ok = False
+print("one-shot targets:", "all met" if ok else "NOT all met")
+PY

@@ -1,0 +1,254 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * http_guard.c - request deadlines, eviction at the connection limit and
+ * rate-limited logging for the exporter's HTTP side (see http_guard.h).
+ *   1. the table of connections (insert, remove, evict)
+ *   2. the reaper thread (sleeps while there is nothing to watch)
+ *   3. the log limiter
+ */
+#include "serve/http_guard.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "lib/clock.h"
+
+#define GUARD_LOG_BURST 10          /* lines per window */
+#define GUARD_LOG_WINDOW_MS 60000
+
+struct gs_http_guard {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;            /* CLOCK_MONOTONIC */
+    pthread_t thread;
+    bool stop;
+    uint32_t deadline_ms, soft_limit;
+    struct gs_http_conn *head, *tail; /* oldest first (by since_ms: moved to the tail when idle again) */
+    uint32_t n;
+    uint32_t nclosing;              /* of which shut down by the guard, on their way out */
+    struct gs_http_guard_stats st;
+    /* the log limiter */
+    pthread_mutex_t log_lock;
+    uint64_t log_window_ms;
+    unsigned log_lines;
+    unsigned long log_dropped;
+};
+
+/* ---- 1. the table ----------------------------------------------------------------------- */
+
+static void guard_unlink(struct gs_http_guard *g, struct gs_http_conn *c)
+{
+    if (c->prev)
+        c->prev->next = c->next;
+    else
+        g->head = c->next;
+    if (c->next)
+        c->next->prev = c->prev;
+    else
+        g->tail = c->prev;
+    c->prev = c->next = NULL;
+    g->n--;
+}
+
+static void guard_append(struct gs_http_guard *g, struct gs_http_conn *c)
+{
+    c->prev = g->tail;
+    c->next = NULL;
+    if (g->tail)
+        g->tail->next = c;
+    else
+        g->head = c;
+    g->tail = c;
+    g->n++;
+}
+
+/* Shut c down (once); the caller holds the lock, so c's descriptor is still open. */
+static void guard_shut(struct gs_http_guard *g, struct gs_http_conn *c)
+{
+    if (c->closing)
+        return;
+    c->closing = true;
+    g->nclosing++;
+    shutdown(c->fd, SHUT_RDWR);
+}
+
+/* Which connections to close first when full: idle ones whose last answer was
+ * an error (401, 429, 400...), then those that never completed a request (slow
+ * or still in their handshake), then idle keep-alive ones; oldest first. */
+static bool guard_evictable(const struct gs_http_conn *o, int pass)
+{
+    if (o->busy || o->closing)
+        return false;
+    return pass == 0 ? o->served && o->failed : pass == 1 ? !o->served : true;
+}
+
+static void guard_evict(struct gs_http_guard *g, struct gs_http_conn *newest)
+{
+    for (int pass = 0; pass < 3; pass++)
+        for (struct gs_http_conn *o = g->head; o && o != newest; o = o->next)
+            if (guard_evictable(o, pass)) {
+                guard_shut(g, o);
+                g->st.evicted++;
+                return;
+            }
+}
+
+void gs_http_guard_started(struct gs_http_guard *g, struct gs_http_conn *c)
+{
+    c->since_ms = (uint64_t)gs_clock_mono_ms();
+    c->busy = c->closing = c->served = c->failed = false;
+    pthread_mutex_lock(&g->lock);
+    guard_append(g, c);
+    if (g->n - g->nclosing > g->soft_limit)
+        guard_evict(g, c);
+    if (g->n == 1)
+        pthread_cond_signal(&g->wake);
+    pthread_mutex_unlock(&g->lock);
+}
+
+void gs_http_guard_closed(struct gs_http_guard *g, struct gs_http_conn *c)
+{
+    pthread_mutex_lock(&g->lock);
+    if (c->closing)
+        g->nclosing--;
+    guard_unlink(g, c);
+    pthread_mutex_unlock(&g->lock);
+}
+
+void gs_http_guard_busy(struct gs_http_guard *g, struct gs_http_conn *c)
+{
+    pthread_mutex_lock(&g->lock);
+    c->busy = true;
+    pthread_mutex_unlock(&g->lock);
+}
+
+void gs_http_guard_idle(struct gs_http_guard *g, struct gs_http_conn *c)
+{
+    pthread_mutex_lock(&g->lock);
+    c->busy = false;
+    c->served = true;
+    c->since_ms = (uint64_t)gs_clock_mono_ms();
+    guard_unlink(g, c); /* keep the table ordered by since_ms: the reaper stops at the first young one */
+    guard_append(g, c);
+    pthread_mutex_unlock(&g->lock);
+}
+
+void gs_http_guard_stats(struct gs_http_guard *g, struct gs_http_guard_stats *out)
+{
+    pthread_mutex_lock(&g->lock);
+    *out = g->st;
+    out->open = g->n;
+    pthread_mutex_unlock(&g->lock);
+}
+
+/* ---- 2. the reaper ------------------------------------------------------------------------ */
+
+/* Shut down every connection past its deadline; returns when the next one is due (0: none). */
+static uint64_t guard_reap(struct gs_http_guard *g, uint64_t now)
+{
+    uint64_t next = 0;
+    for (struct gs_http_conn *c = g->head; c; c = c->next) {
+        if (c->busy || c->closing)
+            continue;
+        uint64_t due = c->since_ms + g->deadline_ms;
+        if (due <= now) {
+            guard_shut(g, c);
+            g->st.deadline_closed++;
+        } else {
+            next = due;
+            break; /* ordered by since_ms: the rest are younger */
+        }
+    }
+    /* busy or closing connections alone: look again after a deadline */
+    if (!next && g->n)
+        next = now + g->deadline_ms;
+    return next;
+}
+
+static void *guard_thread(void *arg)
+{
+    struct gs_http_guard *g = arg;
+    pthread_mutex_lock(&g->lock);
+    while (!g->stop) {
+        uint64_t next = guard_reap(g, (uint64_t)gs_clock_mono_ms());
+        if (!next) {
+            pthread_cond_wait(&g->wake, &g->lock); /* nothing to watch: sleep until a connection */
+            continue;
+        }
+        struct timespec ts = { (time_t)(next / 1000u), (long)(next % 1000u) * 1000000L };
+        pthread_cond_timedwait(&g->wake, &g->lock, &ts);
+    }
+    pthread_mutex_unlock(&g->lock);
+    return NULL;
+}
+
+struct gs_http_guard *gs_http_guard_new(uint32_t deadline_ms, uint32_t soft_limit)
+{
+    struct gs_http_guard *g = calloc(1, sizeof(*g));
+    pthread_condattr_t ca;
+
+    if (!g)
+        return NULL;
+    g->deadline_ms = deadline_ms ? deadline_ms : 1;
+    g->soft_limit = soft_limit ? soft_limit : 1;
+    pthread_mutex_init(&g->lock, NULL);
+    pthread_mutex_init(&g->log_lock, NULL);
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&g->wake, &ca);
+    pthread_condattr_destroy(&ca);
+    if (pthread_create(&g->thread, NULL, guard_thread, g) != 0) {
+        pthread_cond_destroy(&g->wake);
+        pthread_mutex_destroy(&g->lock);
+        pthread_mutex_destroy(&g->log_lock);
+        free(g);
+        return NULL;
+    }
+    return g;
+}
+
+/* After libmicrohttpd stopped (every connection closed, the table empty). */
+void gs_http_guard_free(struct gs_http_guard *g)
+{
+    if (!g)
+        return;
+    pthread_mutex_lock(&g->lock);
+    g->stop = true;
+    pthread_cond_signal(&g->wake);
+    pthread_mutex_unlock(&g->lock);
+    pthread_join(g->thread, NULL);
+    pthread_cond_destroy(&g->wake);
+    pthread_mutex_destroy(&g->lock);
+    pthread_mutex_destroy(&g->log_lock);
+    free(g);
+}
+
+/* ---- 3. logging ------------------------------------------------------------------------------ */
+
+void gs_http_guard_log(struct gs_http_guard *g, const char *msg)
+{
+    uint64_t now = (uint64_t)gs_clock_mono_ms();
+    unsigned long dropped = 0;
+    bool print;
+
+    pthread_mutex_lock(&g->log_lock);
+    if (now - g->log_window_ms >= GUARD_LOG_WINDOW_MS || !g->log_window_ms) {
+        dropped = g->log_dropped;
+        g->log_dropped = 0;
+        g->log_lines = 0;
+        g->log_window_ms = now;
+    }
+    print = g->log_lines < GUARD_LOG_BURST;
+    if (print)
+        g->log_lines++;
+    else
+        g->log_dropped++;
+    pthread_mutex_unlock(&g->log_lock);
+    if (dropped)
+        fprintf(stderr, "gpuscope serve: http: %lu more messages in the last minute not shown\n", dropped);
+    if (print)
+        fprintf(stderr, "gpuscope serve: http: %s\n", msg);
+}

@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * http_guard.h - what keeps slow and hostile clients from locking Prometheus
+ * out (http.c wires it into libmicrohttpd's callbacks):
+ *
+ *   - a deadline for receiving a whole request: from the moment a connection
+ *     is accepted (or its previous response was sent) until its request's
+ *     headers are complete, at most --timeout seconds, however slowly the
+ *     bytes trickle in (libmicrohttpd's own timeout only counts idle time);
+ *   - when the connections reach --max-connections, the oldest one that is
+ *     not being answered is closed to make room: first among idle ones whose
+ *     last answer was an error, then among those that never sent a whole
+ *     request (slow, or still in their handshake), only then among idle
+ *     keep-alive ones (Prometheus's), so a flood of slow connections from many
+ *     addresses can fill neither every slot nor evict the scraper;
+ *   - (libmicrohttpd itself) a per-address connection limit;
+ *   - rate-limited logging, so a flood cannot fill the journal.
+ *
+ * A connection is closed from the guard's thread with shutdown(2), never
+ * close(2): libmicrohttpd then sees the end of the stream and cleans up in its
+ * own thread. An entry leaves the table (under the guard's lock) before
+ * libmicrohttpd closes its descriptor, so a descriptor is never shut down
+ * after it was reused.
+ */
+#ifndef GS_SERVE_HTTP_GUARD_H
+#define GS_SERVE_HTTP_GUARD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/socket.h>
+
+/* One TCP connection (libmicrohttpd's socket context). */
+struct gs_http_conn {
+    struct gs_http_conn *prev, *next; /* the guard's table, oldest first */
+    int fd;
+    uint64_t since_ms;                /* waiting for a request since (monotonic) */
+    bool busy;                        /* a request is being answered: not subject to the deadline */
+    bool closing;                     /* shut down by the guard */
+    bool served;                      /* answered a request already (a keep-alive client) */
+    bool failed;                      /* ... and the last answer was an error (set by http.c) */
+    struct sockaddr_storage addr;     /* the client */
+    socklen_t addrlen;
+    /* for http.c */
+    void *owner;                      /* the struct gs_http serving it */
+    bool cert_checked, cert_ok;       /* client certificate checked on the first request */
+    uint32_t answered;                /* requests answered on this connection */
+};
+
+/* What the guard did, for the exporter's own metrics and the tests. */
+struct gs_http_guard_stats {
+    uint64_t deadline_closed;  /* requests that did not arrive whole in time */
+    uint64_t evicted;          /* connections closed to make room at the limit */
+    uint32_t open;             /* connections now */
+};
+
+struct gs_http_guard;
+
+/* deadline_ms: a whole request must arrive within it; soft_limit: evict
+ * beyond this many connections. NULL on out of memory or no thread. */
+struct gs_http_guard *gs_http_guard_new(uint32_t deadline_ms, uint32_t soft_limit);
+void gs_http_guard_free(struct gs_http_guard *g);
+
+/* libmicrohttpd's callbacks, forwarded by http.c (any thread). */
+void gs_http_guard_started(struct gs_http_guard *g, struct gs_http_conn *c);
+void gs_http_guard_closed(struct gs_http_guard *g, struct gs_http_conn *c);
+/* Headers complete: the request is answered now (no deadline until done). */
+void gs_http_guard_busy(struct gs_http_guard *g, struct gs_http_conn *c);
+/* Response sent: the deadline for the next request starts now. */
+void gs_http_guard_idle(struct gs_http_guard *g, struct gs_http_conn *c);
+
+void gs_http_guard_stats(struct gs_http_guard *g, struct gs_http_guard_stats *out);
+
+/* Log one line for the HTTP side: "gpuscope serve: http: <msg>", at most 10
+ * lines a minute; the rest are counted and reported as one line when logging
+ * resumes. Thread-safe. */
+void gs_http_guard_log(struct gs_http_guard *g, const char *msg);
+
+#endif /* GS_SERVE_HTTP_GUARD_H */

@@ -423,7 +423,9 @@ const char *gscusimVersion(void)
 
 /* Block until every live context has a thread parked on future scenario time
  * (or has ended in an error), so that stepping the clock next is fair to all
- * of them. 0 when settled, -1 after timeout_ms. */
+ * of them. A thread parked on a GPU that has fallen off the bus is not
+ * settled: it wakes to its error, and the program must see that error at the
+ * time it happened, not a step later. 0 when settled, -1 after timeout_ms. */
 int gscusimSettle(int timeout_ms)
 {
     double deadline = mono_s() + timeout_ms / 1000.0;
@@ -433,8 +435,9 @@ int gscusimSettle(int timeout_ms)
         double now = gs_cusim_now();
         int busy = 0;
         for (struct CUctx_st *c = gs_cusim.ctxs; c && !busy; c = c->next)
-            if (!c->sticky && !(c->waiting_until > now) && !(c->primary && c->refs == 0))
-                busy = 1;
+            if (!c->sticky && !(c->primary && c->refs == 0) &&
+                (!(c->waiting_until > now) || now >= gs_cusim.dev[c->dev].lost_at))
+                busy = 1; /* running, or parked on a GPU that has fallen off: it wakes to fail */
         if (!busy || mono_s() > deadline) {
             pthread_mutex_unlock(&gs_cusim.lock);
             return busy ? -1 : 0;

@@ -42,13 +42,14 @@ struct wk {
 static bool fail(struct wk *k, const char *call, CUresult r)
 {
     struct burn_gpu *g = k->g;
+    double at_s = k->b->now_s(k->b); /* first: the names below are calls too, and time may move meanwhile */
     pthread_mutex_lock(&g->lock);
     if (!g->cuda_error) {
         g->cuda_error = r;
+        g->error_s = at_s;
         snprintf(g->cuda_call, sizeof(g->cuda_call), "%s", call);
         snprintf(g->cuda_errname, sizeof(g->cuda_errname), "%s", gs_cuda_errname(&k->b->cu, r));
         snprintf(g->cuda_errtext, sizeof(g->cuda_errtext), "%s", gs_cuda_errstr(&k->b->cu, r));
-        g->error_s = k->b->now_s(k->b);
     }
     pthread_mutex_unlock(&g->lock);
     return false;

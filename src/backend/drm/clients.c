@@ -31,12 +31,17 @@
 #define DC_MAX_KEPT 4096            /* kept fdinfo fds at most (and a quarter of RLIMIT_NOFILE) */
 #define DC_RELIST_NS UINT64_C(5000000000) /* /proc listed at least this often (see dc_must_list) */
 #define DC_PROC_MAGIC 0x9fa0        /* procfs's statfs f_type */
+#define DC_FD_DUP (-3)              /* dc_fd.gpu of a duplicate (see dc_read_fd) */
 
 /* One DRM fd of a holder: its number and the GPU its node belongs to. */
 struct dc_fd {
     int fd;
-    int gpu;                        /* slot by the node's minor; -1: unknown (ask drm-pdev); -2: not ours */
+    int gpu;                        /* slot by the node's minor; -1: unknown (ask drm-pdev); -2: not ours;
+                                     * DC_FD_DUP: a second fd to a client another fd of this process
+                                     * shows (not read until the fd directory is read again) */
     int info;                       /* its fdinfo, kept open (one pread a tick); -1: opened per read */
+    bool shown;                     /* shown, client: the client its latest read showed */
+    uint64_t client;
 };
 
 /* A process that holds DRM fds. */
@@ -60,6 +65,7 @@ struct dc_client {
     int gpu;
     uint64_t id;
     uint64_t tick;                  /* scan that last saw it */
+    uint32_t pid;                   /* the process it was counted for in that scan */
     uint64_t at_ns;                 /* when engine_ns was read */
     uint32_t have_ns, have_cycles;
     uint64_t ns[GS_MAX_ENGINES], cyc[GS_MAX_ENGINES], tot[GS_MAX_ENGINES];
@@ -344,6 +350,7 @@ static uint32_t dc_read_fds(struct gs_drmc *c, DIR *d, struct dc_holder *h)
         h->fds[h->nfds].fd = (int)fdno;
         h->fds[h->nfds].gpu = gpu;
         h->fds[h->nfds].info = -1;
+        h->fds[h->nfds].shown = false;
         h->nfds++;
     }
     return h->nfds;
@@ -499,20 +506,25 @@ static struct gs_drmc_proc *dc_proc_on(struct gs_drmc *c, int g, uint32_t pid)
     return &a[G->nprocs++];
 }
 
-/* One client read from fdinfo: attribute it (once) and add its share. */
-static void dc_account(struct gs_drmc *c, struct dc_acc *acc, uint32_t pid, int gpu, const struct gs_fdinfo *f)
+/* One client read from fdinfo: attribute it (once) and add its share. Returns
+ * true when this process had already shown the client in this scan (a dup). */
+static bool dc_account(struct gs_drmc *c, struct dc_acc *acc, uint32_t pid, int gpu, uint64_t id,
+                       const struct gs_fdinfo *f)
 {
     bool fresh;
     double share[GS_MAX_ENGINES];
-    struct dc_client *cl = dc_client(c, gpu, f->has_client_id ? f->client_id : UINT64_MAX - (uint64_t)pid, &fresh);
+    struct dc_client *cl = dc_client(c, gpu, id, &fresh);
 
-    if (!cl || (!fresh && cl->tick == c->tick))
-        return; /* a duplicated fd or a shared client: counted where first seen */
+    if (!cl)
+        return false;
+    if (!fresh && cl->tick == c->tick)
+        return cl->pid == pid; /* a duplicated fd or a shared client: counted where first seen */
     cl->tick = c->tick;
+    cl->pid = pid;
     dc_client_util(cl, f, c->now_ns, fresh, share);
     struct gs_drmc_proc *p = dc_proc_on(c, gpu, pid);
     if (!p)
-        return;
+        return false;
     p->clients++;
     if (fresh)
         p->util_ok = false;
@@ -529,6 +541,7 @@ static void dc_account(struct gs_drmc *c, struct dc_acc *acc, uint32_t pid, int 
         c->gpus[gpu].dev_mem_bytes += f->mem_bytes[GS_FDINFO_MEM_DEVICE];
         c->gpus[gpu].sys_mem_bytes += f->mem_bytes[GS_FDINFO_MEM_SYSTEM];
     }
+    return false;
 }
 
 static uint16_t dc_pct(double share)
@@ -568,42 +581,76 @@ static ssize_t dc_fdinfo(struct gs_drmc *c, struct dc_holder *h, struct dc_fd *f
     return n;
 }
 
-/* Read one DRM fd's fdinfo; false when the fd is gone (the holder is rescanned). */
-static bool dc_read_fd(struct gs_drmc *c, struct dc_acc *acc, uint32_t pid, struct dc_holder *h, struct dc_fd *fd)
+/* The GPU a client's drm-pdev names: the slot its node's minor gave first
+ * (one compare), then the others. -1: none of ours. */
+static int dc_fd_gpu(const struct gs_drmc *c, const struct dc_fd *fd, const char *pdev)
+{
+    if (fd->gpu >= 0 && !strcasecmp(c->gpus[fd->gpu].id.bdf, pdev))
+        return fd->gpu;
+    return dc_gpu_by_pdev(c, pdev);
+}
+
+/* What reading one DRM fd found. */
+enum dc_read { DC_READ_OK, DC_READ_GONE, DC_READ_OTHER };
+
+/* Read one DRM fd's fdinfo: DC_READ_GONE when the fd is gone, DC_READ_OTHER
+ * when its number now shows another client than at its previous read (closed
+ * and reopened: the fd directory is to be read again, for the marks below).
+ * A second fd of this process to a client an earlier fd showed (dup, or one
+ * passed over a socket) says the same: both are one open file. It is marked
+ * and not read again until the fd directory is (2.5..5 s, or the tick after
+ * an fd of the process went away or changed client), the bound a new DRM fd
+ * is found in too. */
+static enum dc_read dc_read_fd(struct gs_drmc *c, struct dc_acc *acc, uint32_t pid, struct dc_holder *h,
+                               struct dc_fd *fd)
 {
     char buf[DC_FDINFO_BUF];
     struct gs_fdinfo f;
 
-    if (fd->gpu == -2)
-        return true;
+    if (fd->gpu == -2 || fd->gpu == DC_FD_DUP)
+        return DC_READ_OK;
     ssize_t n = dc_fdinfo(c, h, fd, buf, sizeof(buf));
     c->st.fdinfo_read++;
     if (n < 0)
-        return false;
+        return DC_READ_GONE;
     if (gs_fdinfo_parse(buf, (size_t)n, &f) < 0) {
         fd->gpu = -2; /* not a client of a driver we read: stop reading it */
-        return true;
+        return DC_READ_OK;
     }
-    int gpu = f.pdev[0] ? dc_gpu_by_pdev(c, f.pdev) : fd->gpu;
+    int gpu = f.pdev[0] ? dc_fd_gpu(c, fd, f.pdev) : fd->gpu;
     if (gpu < 0 || c->gpus[gpu].id.keys != f.keys) {
         fd->gpu = -2;
-        return true;
+        return DC_READ_OK;
     }
-    dc_account(c, acc, pid, gpu, &f);
-    return true;
+    uint64_t id = f.has_client_id ? f.client_id : UINT64_MAX - (uint64_t)pid;
+    enum dc_read rc = fd->shown && fd->client != id ? DC_READ_OTHER : DC_READ_OK;
+    fd->shown = true;
+    fd->client = id;
+    if (dc_account(c, acc, pid, gpu, id, &f)) {
+        fd->gpu = DC_FD_DUP;
+        if (fd->info >= 0) { /* its kept fdinfo fd is not needed until then */
+            close(fd->info);
+            fd->info = -1;
+            c->kept--;
+        }
+    }
+    return rc;
 }
 
 /* Every DRM fd of one holder; rescans its fd directory when one vanished. */
 static void dc_read_holder(struct gs_drmc *c, struct dc_acc *acc, struct dc_pid *p)
 {
     struct dc_holder *h = &c->holders[p->holder];
-    bool gone = h->dirfd < 0;
+    bool gone = h->dirfd < 0, other = false;
 
     memset(acc->proc_share, 0, sizeof(acc->proc_share));
-    for (uint32_t k = 0; k < h->nfds && !gone; k++)
-        gone = !dc_read_fd(c, acc, p->pid, h, &h->fds[k]);
-    if (gone)
-        p->next_scan_ns = 0; /* next tick looks again (fd closed, or the process exited) */
+    for (uint32_t k = 0; k < h->nfds && !gone; k++) {
+        enum dc_read rc = dc_read_fd(c, acc, p->pid, h, &h->fds[k]);
+        gone = rc == DC_READ_GONE;
+        other |= rc == DC_READ_OTHER;
+    }
+    if (gone || other)
+        p->next_scan_ns = 0; /* next tick looks again (fd closed or reused, or the process exited) */
     for (int g = 0; g < c->ngpus; g++) {
         struct gs_drmc_gpu *G = &c->gpus[g];
         if (!G->nprocs || G->procs[G->nprocs - 1].pid != p->pid)

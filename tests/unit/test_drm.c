@@ -387,6 +387,65 @@ static void test_amdgpu_readings(void **state)
     tree_free(t);
 }
 
+static void put_file(const struct tree *t, const char *rel, const void *buf, size_t n)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/sys/devices/pci0000:00/0000:03:00.0/%s", t->root, rel);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    assert_int_equal(fwrite(buf, 1, n, f), n);
+    fclose(f);
+}
+
+/* The snapshot of the tree as written at `at`, with the files changed after. */
+static const struct gs_gpu *snap_as_is(struct tree *t)
+{
+    struct gs_err err;
+    assert_int_equal(gs_sampler_snapshot(t->smp, &t->snap, &err), 0);
+    return &t->snap.gpus[0];
+}
+
+/* Where gpu_metrics has a reading, it is taken from there (one read), not from
+ * its own file; where the table says 0xFFFF (no value), the file's is used. */
+static void test_amdgpu_metrics_first(void **state)
+{
+    (void)state;
+    struct tree *t = tree_new(AMD_CARD);
+    struct amdm_v1_3 m;
+    char path[256];
+    tree_open(t, 10);
+    tree_snap(t, 10);
+    /* the files now say otherwise: the table wins */
+    put_file(t, "hwmon/hwmon2/temp1_input", "99000\n", 6);
+    put_file(t, "gpu_busy_percent", "12\n", 3);
+    put_file(t, "hwmon/hwmon2/fan1_input", "777\n", 4);
+    const struct gs_gpu *g = snap_as_is(t);
+    assert_int_equal(g->s.temp_gpu_c, 61);
+    assert_int_equal(g->s.gpu_util_pct, 77);
+    assert_int_equal(g->s.fan_rpm, 1500);
+    /* the table has no edge temperature and no activity: the files' values */
+    snprintf(path, sizeof(path), "%s/sys/devices/pci0000:00/0000:03:00.0/gpu_metrics", t->root);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(&m, 1, sizeof(m), f);
+    fclose(f);
+    assert_true(n >= offsetof(struct amdm_v1_3, temperature_hbm));
+    m.temperature_edge = 0xffff;
+    m.average_gfx_activity = 0xffff;
+    put_file(t, "gpu_metrics", &m, n);
+    g = snap_as_is(t);
+    assert_int_equal(g->s.temp_gpu_c, 99);
+    assert_int_equal(g->s.gpu_util_pct, 12);
+    assert_int_equal(g->s.temp_junction_c, 84); /* still the table's */
+    assert_int_equal(g->s.fan_rpm, 1500);
+    /* no table at all: every reading from its file */
+    put_file(t, "gpu_metrics", "", 0);
+    g = snap_as_is(t);
+    assert_int_equal(g->s.fan_rpm, 777);
+    assert_int_equal(g->s.temp_junction_c, 84);
+    tree_free(t);
+}
+
 /* Planted engine time comes back exact over each tick: constant shares, and
  * a step in the middle of an interval (half at 20 %, half at 80 % = 50 %).
  * amdgpu counts ns, i915 ns with a capacity of 2 for video, xe cycles. */
@@ -438,6 +497,8 @@ static void test_util_exact(void **state)
     tree_free(t);
 }
 
+static void clients_line(struct tree *t, char *line, size_t cap);
+
 /* One client behind two fds of one process, and one shared by a parent and
  * its child (fork): counted once, by the first process that shows it. */
 static void test_dedup(void **state)
@@ -462,6 +523,16 @@ static void test_dedup(void **state)
     assert_null(proc_of(g, 101));
     /* the GPU's busy counts the shared client once: 40 + 10 */
     assert_int_equal(g->s.engine_util_pct[0], 50);
+    /* the second fd of process 100 is read at the first scan only (one open
+     * file: the same text); the child's fd (another process) every scan */
+    char line[512];
+    g = tree_snap(t, 12);
+    assert_int_equal(g->nprocs, 2);
+    assert_int_equal(proc_of(g, 100)->engine_util_pct[0], 40);
+    assert_int_equal(g->s.engine_util_pct[0], 50);
+    clients_line(t, line, sizeof(line));
+    assert_non_null(strstr(line, ": 3 scans, "));
+    assert_non_null(strstr(line, ", 10 fdinfo reads")); /* 3 x 3 + 1 */
     tree_free(t);
 }
 
@@ -635,6 +706,7 @@ int main(void)
         cmocka_unit_test(test_metrics_v1_3),
         cmocka_unit_test(test_metrics_apu),
         cmocka_unit_test(test_amdgpu_readings),
+        cmocka_unit_test(test_amdgpu_metrics_first),
         cmocka_unit_test(test_util_exact),
         cmocka_unit_test(test_dedup),
         cmocka_unit_test(test_scan_cost),

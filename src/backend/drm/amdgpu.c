@@ -9,7 +9,9 @@
  * (amdgpu_ras.c). hwmon and the PCIe link are shared with Intel (hwmon.c,
  * drm_common.c). The product name, when the board has no product_name, is
  * libdrm's table (<root>/usr/share/libdrm/amdgpu.ids), as nvtop and Mesa
- * name the cards.
+ * name the cards. Each tick reads gpu_metrics first and takes from it what
+ * it has a value for (activity, temperatures, clocks, fan, voltage: one
+ * read); the files are read for the rest (docs/DRM.md, "gpu_metrics first").
  */
 #include <dirent.h>
 #include <errno.h>
@@ -291,56 +293,84 @@ static uint64_t amdgpu_reasons(const struct drm_dev *d, const struct gs_sample *
     return r;
 }
 
-/* gpu_metrics: throttle status and energy, and whatever hwmon and the
- * attributes did not give (APUs have little hwmon). */
-static void amdgpu_metrics(struct drm_dev *d, struct gs_fmask want, struct gs_gpu *g)
+/* This tick's gpu_metrics table into m; its GS_AMDM_* valid bits (0: no table,
+ * or one that did not decode: every reading then comes from its own file). */
+static uint32_t amdgpu_metrics_read(struct drm_dev *d, struct gs_amd_metrics *m)
 {
     char buf[1024];
-    struct gs_amd_metrics m;
-    struct gs_sample *s = &g->s;
-    ssize_t n;
+    ssize_t n = d->fd[DF_METRICS] < 0 ? -1 : gs_sysval_pread(d->fd[DF_METRICS], buf, sizeof(buf));
 
-    if (d->fd[DF_METRICS] < 0)
-        return;
-    n = gs_sysval_pread(d->fd[DF_METRICS], buf, sizeof(buf));
-    if (n <= 0 || gs_amd_metrics_decode(buf, (size_t)n, &m) < 0)
-        return;
+    if (n <= 0 || gs_amd_metrics_decode(buf, (size_t)n, m) < 0)
+        return 0;
+    return m->valid;
+}
+
+/* The readings gpu_metrics holds, from that one read instead of a file each
+ * (docs/DRM.md says which come from where): each one it has a value for (not
+ * 0xFFFF) is set in g and taken out of *want, so that the files are read only
+ * for the rest. Power stays hwmon's (micro-watts; the table has whole watts),
+ * the PCIe link the PCI core's (as its maximum, which the table lacks). */
+static void amdgpu_metrics_first(const struct gs_amd_metrics *m, uint32_t valid, struct gs_fmask *want,
+                                 struct gs_gpu *g)
+{
+    struct gs_sample *s = &g->s;
+#define TAKE(field, bit, dst, val)                                             \
+    if (gs_fmask_has(*want, field) && (valid & (bit))) {                       \
+        dst = val;                                                             \
+        gs_sample_mark(s, field, GS_ST_OK);                                    \
+        gs_fmask_clear(want, field);                                           \
+    }
+    TAKE(GS_F_GPU_UTIL, GS_AMDM_GFX_ACTIVITY, s->gpu_util_pct, m->gfx_activity_pct > 100 ? 100 : m->gfx_activity_pct);
+    TAKE(GS_F_MEM_UTIL, GS_AMDM_UMC_ACTIVITY, s->mem_util_pct, m->umc_activity_pct > 100 ? 100 : m->umc_activity_pct);
+    TAKE(GS_F_TEMP_GPU, GS_AMDM_TEMP_EDGE, s->temp_gpu_c, m->temp_edge_c);
+    TAKE(GS_F_TEMP_JUNCTION, GS_AMDM_TEMP_HOTSPOT, s->temp_junction_c, m->temp_hotspot_c);
+    TAKE(GS_F_TEMP_MEM, GS_AMDM_TEMP_MEM, s->temp_mem_c, m->temp_mem_c);
+    TAKE(GS_F_FAN_RPM, GS_AMDM_FAN_RPM, s->fan_rpm, m->fan_rpm);
+    TAKE(GS_F_VOLTAGE_GFX, GS_AMDM_VOLTAGE_GFX, s->voltage_gfx_mv, m->voltage_gfx_mv);
+    TAKE(GS_F_CLOCK_GRAPHICS, GS_AMDM_GFXCLK, s->clock_graphics_mhz, m->gfxclk_mhz);
+    TAKE(GS_F_CLOCK_SM, GS_AMDM_GFXCLK, s->clock_sm_mhz, m->gfxclk_mhz);
+    TAKE(GS_F_CLOCK_MEM, GS_AMDM_UCLK, s->clock_mem_mhz, m->uclk_mhz);
+#undef TAKE
+}
+
+/* gpu_metrics' own readings (throttle status, energy), and what neither it
+ * nor the files gave (an APU has little hwmon: its power). */
+static void amdgpu_metrics_rest(const struct drm_dev *d, const struct gs_amd_metrics *m, uint32_t valid,
+                                struct gs_fmask want, struct gs_gpu *g)
+{
+    struct gs_sample *s = &g->s;
+
 #define FILL(field, bit, dst, val)                                                                  \
-    if (gs_fmask_has(want, field) && s->status[field] == GS_ST_NOT_SUPPORTED && (m.valid & (bit))) { \
+    if (gs_fmask_has(want, field) && s->status[field] == GS_ST_NOT_SUPPORTED && (valid & (bit))) { \
         dst = val;                                                                                  \
         gs_sample_mark(s, field, GS_ST_OK);                                                         \
     }
-    FILL(GS_F_THROTTLE, GS_AMDM_THROTTLE, s->throttle_reasons, amdgpu_reasons(d, s, m.indep_throttle));
-    FILL(GS_F_THROTTLE_VENDOR, GS_AMDM_THROTTLE, s->throttle_vendor, m.indep_throttle);
-    FILL(GS_F_ENERGY, GS_AMDM_ENERGY, s->energy_mj, m.energy_uj / 1000);
-    FILL(GS_F_TEMP_GPU, GS_AMDM_TEMP_EDGE, s->temp_gpu_c, m.temp_edge_c);
-    FILL(GS_F_TEMP_JUNCTION, GS_AMDM_TEMP_HOTSPOT, s->temp_junction_c, m.temp_hotspot_c);
-    FILL(GS_F_TEMP_MEM, GS_AMDM_TEMP_MEM, s->temp_mem_c, m.temp_mem_c);
-    FILL(GS_F_POWER, GS_AMDM_POWER, s->power_mw, m.socket_power_mw);
-    FILL(GS_F_GPU_UTIL, GS_AMDM_GFX_ACTIVITY, s->gpu_util_pct, m.gfx_activity_pct > 100 ? 100 : m.gfx_activity_pct);
-    FILL(GS_F_FAN_RPM, GS_AMDM_FAN_RPM, s->fan_rpm, m.fan_rpm);
-    FILL(GS_F_VOLTAGE_GFX, GS_AMDM_VOLTAGE_GFX, s->voltage_gfx_mv, m.voltage_gfx_mv);
-    FILL(GS_F_CLOCK_GRAPHICS, GS_AMDM_GFXCLK, s->clock_graphics_mhz, m.gfxclk_mhz);
-    FILL(GS_F_CLOCK_SM, GS_AMDM_GFXCLK, s->clock_sm_mhz, m.gfxclk_mhz);
-    FILL(GS_F_CLOCK_MEM, GS_AMDM_UCLK, s->clock_mem_mhz, m.uclk_mhz);
+    FILL(GS_F_THROTTLE, GS_AMDM_THROTTLE, s->throttle_reasons, amdgpu_reasons(d, s, m->indep_throttle));
+    FILL(GS_F_THROTTLE_VENDOR, GS_AMDM_THROTTLE, s->throttle_vendor, m->indep_throttle);
+    FILL(GS_F_ENERGY, GS_AMDM_ENERGY, s->energy_mj, m->energy_uj / 1000);
+    FILL(GS_F_POWER, GS_AMDM_POWER, s->power_mw, m->socket_power_mw);
 #undef FILL
 }
 
 static void amdgpu_sample(struct drm_dev *d, struct gs_fmask want, struct gs_gpu *g)
 {
     struct gs_sample *s = &g->s;
+    struct gs_amd_metrics m;
+    struct gs_fmask files = want; /* what the files are read for */
+    uint32_t valid = amdgpu_metrics_read(d, &m);
 
-    amdgpu_pct(d, g, want, GS_F_GPU_UTIL, DF_BUSY, &s->gpu_util_pct, "gpu_busy_percent");
-    amdgpu_pct(d, g, want, GS_F_MEM_UTIL, DF_MEM_BUSY, &s->mem_util_pct, "mem_busy_percent");
-    amdgpu_memory(d, want, g);
-    amdgpu_clock(d, g, want, DF_SCLK, GS_F_CLOCK_GRAPHICS, &s->clock_graphics_mhz, GS_F_CLOCK_SM,
+    amdgpu_metrics_first(&m, valid, &files, g);
+    amdgpu_pct(d, g, files, GS_F_GPU_UTIL, DF_BUSY, &s->gpu_util_pct, "gpu_busy_percent");
+    amdgpu_pct(d, g, files, GS_F_MEM_UTIL, DF_MEM_BUSY, &s->mem_util_pct, "mem_busy_percent");
+    amdgpu_memory(d, files, g);
+    amdgpu_clock(d, g, files, DF_SCLK, GS_F_CLOCK_GRAPHICS, &s->clock_graphics_mhz, GS_F_CLOCK_SM,
                  &s->clock_sm_mhz, "pp_dpm_sclk");
-    amdgpu_clock(d, g, want, DF_MCLK, GS_F_CLOCK_MEM, &s->clock_mem_mhz, GS_F_COUNT, NULL, "pp_dpm_mclk");
-    gs_drm_hwmon_sample(d, want, g);
-    gs_drm_pcie_sample(d, want, g);
-    amdgpu_ras(d, want, g);
-    amdgpu_metrics(d, want, g);
-    gs_drm_engines_sample(d, want, g);
+    amdgpu_clock(d, g, files, DF_MCLK, GS_F_CLOCK_MEM, &s->clock_mem_mhz, GS_F_COUNT, NULL, "pp_dpm_mclk");
+    gs_drm_hwmon_sample(d, files, g);
+    gs_drm_pcie_sample(d, files, g);
+    amdgpu_ras(d, files, g);
+    amdgpu_metrics_rest(d, &m, valid, want, g);
+    gs_drm_engines_sample(d, files, g);
 }
 
 const struct drm_ops gs_drm_amdgpu = {

@@ -578,7 +578,7 @@ static void hp_refresh(struct gs_hostproc *hp, struct hp_rec *r)
     hp_refresh_full(hp, r);
 }
 
-static void hp_copy_host(struct gs_proc *dst, const struct hp_host *src)
+static void hp_copy_host(struct gs_text *text, struct gs_proc *dst, const struct hp_host *src)
 {
     dst->valid = (dst->valid & ~HP_HOST_MASK) | (src->valid & HP_HOST_MASK);
     dst->host_vis = src->host_vis;
@@ -586,10 +586,12 @@ static void hp_copy_host(struct gs_proc *dst, const struct hp_host *src)
     /* short fields whole (a few moves), the long ones up to their text */
     memcpy(dst->user, src->user, sizeof(dst->user));
     memcpy(dst->comm, src->comm, sizeof(dst->comm));
-    const char *cmd = src->cmdline ? src->cmdline : "";
-    memcpy(dst->cmdline, cmd, src->cmdline_len + 1);
-    memcpy(dst->cmdline_sep, cmd + src->cmdline_len + 1, src->cmdline_sep_bytes);
-    memset(dst->cmdline_sep + src->cmdline_sep_bytes, 0, sizeof(dst->cmdline_sep) - src->cmdline_sep_bytes);
+    /* out of memory for the text: the process shows its comm, as one without a command line */
+    if (src->cmdline)
+        (void)gs_proc_set_cmdline(text, dst, src->cmdline, src->cmdline_len,
+                                  (const uint8_t *)src->cmdline + src->cmdline_len + 1, src->cmdline_sep_bytes);
+    else
+        dst->cmd_off = dst->cmd_len = dst->cmd_sep_bytes = 0;
     dst->cpu_time_ns = src->cpu_time_ns;
     dst->cpu_pct = src->cpu_pct;
     dst->rss_bytes = src->rss_bytes;
@@ -700,7 +702,7 @@ void gs_hostproc_begin(struct gs_hostproc *hp, uint64_t now_ns, int64_t now_s)
     hp->now_s = now_s;
 }
 
-void gs_hostproc_fill(struct gs_hostproc *hp, struct gs_proc *p)
+void gs_hostproc_fill(struct gs_hostproc *hp, struct gs_text *text, struct gs_proc *p)
 {
     struct hp_rec tmp, *r = gs_hp_lookup_add(hp, p->pid);
 
@@ -714,7 +716,7 @@ void gs_hostproc_fill(struct gs_hostproc *hp, struct gs_proc *p)
         hp_refresh(hp, r);
         r->seen_tick = hp->tick;
     }
-    hp_copy_host(p, &r->host);
+    hp_copy_host(text, p, &r->host);
     if (r == &tmp) {
         gs_hp_drop_fds(hp, &tmp);
         gs_hp_clear_cmdline(&tmp.host);

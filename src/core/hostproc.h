@@ -33,9 +33,10 @@ void gs_hostproc_once(struct gs_hostproc *hp, uint32_t want);
 _Static_assert(GS_P_COUNT < 31, "GS_HOSTPROC_NO_CMDLINE is above the process fields");
 /* Start a tick at CLOCK_MONOTONIC now_ns and wall-clock now_s. */
 void gs_hostproc_begin(struct gs_hostproc *hp, uint64_t now_ns, int64_t now_s);
-/* Fill the host fields of p (p->pid set) and its host_vis. A PID this tick has
- * already seen is filled from the tick's cache without touching /proc. */
-void gs_hostproc_fill(struct gs_hostproc *hp, struct gs_proc *p);
+/* Fill the host fields of p (p->pid set) and its host_vis; its command line goes
+ * into text (the arena of the GPU p is listed on). A PID this tick has already
+ * seen is filled from the tick's cache without touching /proc. */
+void gs_hostproc_fill(struct gs_hostproc *hp, struct gs_text *text, struct gs_proc *p);
 /* End the tick: forget PIDs not seen in it. */
 void gs_hostproc_end(struct gs_hostproc *hp);
 /* Which PIDs someone looks at (the rows on top's screen): their CPU and RSS

@@ -30,7 +30,7 @@ struct hp_host {
     char comm[17];
     char *cmdline;           /* malloc'd: the text, its NUL, then cmdline_sep; NULL = "" */
     uint32_t cmdline_len;    /* strlen(cmdline) */
-    uint32_t cmdline_sep_bytes; /* bytes of gs_proc.cmdline_sep after the text (the rest 0) */
+    uint32_t cmdline_sep_bytes; /* bytes of argv-boundary bits after the text (the rest 0) */
     double cpu_pct;
     uint64_t rss_bytes;
     int64_t start_time;

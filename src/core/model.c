@@ -36,7 +36,7 @@ void gs_snapshot_release(struct gs_snapshot *snap)
 {
     for (uint32_t i = 0; snap->gpus && i < snap->ngpus; i++) {
         free(snap->gpus[i].procs);
-        free(snap->gpus[i].names);
+        gs_text_release(&snap->gpus[i].text);
         free(snap->gpus[i].mig);
     }
     free(snap->gpus);
@@ -56,21 +56,21 @@ int gs_snapshot_copy(struct gs_snapshot *dst, const struct gs_snapshot *src)
         *g = src->gpus[i];
         g->procs = NULL;
         g->procs_cap = 0;
-        g->names = NULL;
-        g->names_cap = 0;
+        g->text.buf = NULL;
+        g->text.cap = 0;
         g->mig = NULL;
         g->mig_cap = 0;
-        if (src->gpus[i].names_len) {
-            g->names = malloc(src->gpus[i].names_len);
-            if (g->names) {
-                memcpy(g->names, src->gpus[i].names, src->gpus[i].names_len);
-                g->names_cap = src->gpus[i].names_len;
+        if (g->text.len) {
+            g->text.buf = malloc(g->text.len);
+            if (g->text.buf) {
+                memcpy(g->text.buf, src->gpus[i].text.buf, g->text.len);
+                g->text.cap = g->text.len;
             }
         }
         if (g->nmig && gs_gpu_mig_reserve(g, g->nmig) == 0)
             memcpy(g->mig, src->gpus[i].mig, g->nmig * sizeof(*g->mig));
         g->procs = src->gpus[i].nprocs ? malloc(src->gpus[i].nprocs * sizeof(*g->procs)) : NULL;
-        if ((src->gpus[i].nprocs && !g->procs) || (src->gpus[i].names_len && !g->names) || (g->nmig && !g->mig)) {
+        if ((src->gpus[i].nprocs && !g->procs) || (g->text.len && !g->text.buf) || (g->nmig && !g->mig)) {
             tmp.ngpus = i + 1; /* gpu i holds only what it owns (or NULL) */
             gs_snapshot_release(&tmp);
             return -1;
@@ -117,31 +117,90 @@ struct gs_proc *gs_gpu_add_proc(struct gs_gpu *gpu)
     return p;
 }
 
+/* Room for n more bytes in t; 0 or -1. Offsets stay below 2^31. */
+static int text_reserve(struct gs_text *t, size_t n)
+{
+    if (n > UINT32_MAX / 2 || t->len > UINT32_MAX / 2)
+        return -1;
+    if ((size_t)t->len + n > t->cap) {
+        size_t cap = t->cap;
+        char *b = gs_vec_grow(t->buf, &cap, (size_t)t->len + n, 1);
+        if (!b)
+            return -1;
+        t->buf = b;
+        t->cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    }
+    return 0;
+}
+
+/* The text at off..off+len (and its NUL) when it lies inside t, else NULL. */
+static const char *text_at(const struct gs_text *t, uint32_t off, uint32_t len)
+{
+    if (!len || !t->buf || (uint64_t)off + len >= t->len)
+        return NULL;
+    return t->buf + off;
+}
+
 const char *gs_proc_name(const struct gs_gpu *gpu, const struct gs_proc *p)
 {
-    if (p->name_len && gpu->names && (uint64_t)p->name_off + p->name_len < (uint64_t)gpu->names_len + 1)
-        return gpu->names + p->name_off;
-    return p->name;
+    const char *s = text_at(&gpu->text, p->name_off, p->name_len);
+    return s ? s : p->name;
 }
 
 int gs_proc_set_long_name(struct gs_gpu *gpu, struct gs_proc *p, const char *name, size_t len)
 {
-    if (len > UINT32_MAX / 2 || gpu->names_len > UINT32_MAX / 2)
+    struct gs_text *t = &gpu->text;
+
+    if (text_reserve(t, len + 1) < 0)
         return -1;
-    if ((size_t)gpu->names_len + len + 1 > gpu->names_cap) {
-        size_t cap = gpu->names_cap;
-        char *n = gs_vec_grow(gpu->names, &cap, (size_t)gpu->names_len + len + 1, 1);
-        if (!n)
-            return -1;
-        gpu->names = n;
-        gpu->names_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap; /* len and names_len < 2^31 */
-    }
-    memcpy(gpu->names + gpu->names_len, name, len);
-    gpu->names[gpu->names_len + len] = '\0';
-    p->name_off = gpu->names_len;
+    memcpy(t->buf + t->len, name, len);
+    t->buf[t->len + len] = '\0';
+    p->name_off = t->len;
     p->name_len = (uint32_t)len;
-    gpu->names_len += (uint32_t)len + 1;
+    t->len += (uint32_t)len + 1;
     return 0;
+}
+
+const char *gs_proc_cmdline(const struct gs_text *t, const struct gs_proc *p)
+{
+    const char *s = text_at(t, p->cmd_off, p->cmd_len);
+    return s ? s : "";
+}
+
+bool gs_proc_cmdline_sep(const struct gs_text *t, const struct gs_proc *p, size_t i)
+{
+    const char *s = text_at(t, p->cmd_off, p->cmd_len);
+
+    if (!s || i / 8 >= p->cmd_sep_bytes || (uint64_t)p->cmd_off + p->cmd_len + 1 + p->cmd_sep_bytes > t->len)
+        return false;
+    return ((const uint8_t *)s)[p->cmd_len + 1 + i / 8] & (1u << (i % 8));
+}
+
+int gs_proc_set_cmdline(struct gs_text *t, struct gs_proc *p, const char *cmd, size_t len,
+                        const uint8_t *sep, size_t nsep)
+{
+    p->cmd_off = p->cmd_len = p->cmd_sep_bytes = 0;
+    if (!len)
+        return 0;
+    assert(len < GS_CMDLINE_MAX && nsep <= GS_CMDLINE_MAX / 8);
+    if (text_reserve(t, len + 1 + nsep) < 0)
+        return -1;
+    char *d = t->buf + t->len;
+    memcpy(d, cmd, len);
+    d[len] = '\0';
+    if (nsep)
+        memcpy(d + len + 1, sep, nsep);
+    p->cmd_off = t->len;
+    p->cmd_len = (uint32_t)len;
+    p->cmd_sep_bytes = (uint32_t)nsep;
+    t->len += (uint32_t)(len + 1 + nsep);
+    return 0;
+}
+
+void gs_text_release(struct gs_text *t)
+{
+    free(t->buf);
+    memset(t, 0, sizeof(*t));
 }
 
 const struct gs_prof_info *gs_prof_info(enum gs_prof k)

@@ -601,6 +601,16 @@ enum gs_host_vis {
 
 #define GS_CMDLINE_MAX 512
 
+/* The texts of one GPU's processes that vary in length (command lines, driver
+ * names longer than gs_proc.name): one arena per GPU, emptied when its process
+ * list is refilled, copied with the snapshot. A process names its texts by
+ * offset, so a struct gs_proc stays small (a snapshot holds hundreds) and any
+ * copy of one stays readable against the arena it came with. */
+struct gs_text {
+    char *buf;
+    uint32_t len, cap;
+};
+
 struct gs_proc {
     uint32_t valid;                /* bit (1 << GS_P_x) */
     uint32_t pid;                  /* host PID as the driver reports it */
@@ -613,7 +623,9 @@ struct gs_proc {
     uint32_t uid;
     char user[33];
     char comm[17];                 /* /proc/PID/comm */
-    char cmdline[GS_CMDLINE_MAX];  /* NUL-separated args joined with spaces, truncated */
+    uint32_t cmd_off, cmd_len;     /* the command line (NUL-separated args joined with spaces,
+                                    * truncated to GS_CMDLINE_MAX - 1 bytes) in the GPU's text
+                                    * arena; cmd_len 0: none. Read it with gs_proc_cmdline(). */
     double cpu_pct;                /* 100 = one full core */
     uint64_t rss_bytes;
     int64_t start_time;            /* seconds since the epoch */
@@ -627,10 +639,10 @@ struct gs_proc {
     /* New members go at the end of their area's group (see enum gs_pfield). */
     /* -- query fidelity -- */
     uint64_t cpu_time_ns;          /* user + system CPU time since start */
-    uint8_t cmdline_sep[GS_CMDLINE_MAX / 8]; /* bit i set: cmdline[i] is the space that joined two
-                                              * arguments (argv boundaries, e.g. for gpustat's full_command) */
+    uint32_t cmd_sep_bytes;        /* bytes of argv-boundary bits after the command line's NUL in
+                                    * the arena (gs_proc_cmdline_sep(); the rest read as 0) */
     uint32_t name_off, name_len;   /* the whole driver name, when longer than name[]: in the GPU's
-                                    * names arena (gs_proc_name() picks the right one) */
+                                    * text arena (gs_proc_name() picks the right one) */
     /* -- MIG and pods -- */
     uint32_t mig_index;            /* with GS_P_MIG: position in gs_gpu.mig[], UINT32_MAX if not listed */
     /* -- framework memory (PyTorch allocator) -- */
@@ -691,8 +703,7 @@ struct gs_gpu {
     uint8_t state;              /* enum gs_gpu_state */
     int64_t lost_since;         /* epoch seconds when first seen lost, else 0 */
     char last_error[160];       /* latest error on this GPU, "" if none */
-    char *names;                /* process names too long for gs_proc.name (owned, reused) */
-    uint32_t names_len, names_cap;
+    struct gs_text text;        /* its processes' long names and command lines (owned, reused) */
     /* -- MIG (area 10c): valid when s.status[GS_F_MIG_DEVICES] is GS_ST_OK -- */
     struct gs_mig *mig;         /* nmig entries by MIG device index, owned by the snapshot like
                                  * procs; NULL on a GPU without MIG devices */
@@ -806,6 +817,16 @@ int gs_gpu_mig_reserve(struct gs_gpu *gpu, uint32_t n);
 const char *gs_proc_name(const struct gs_gpu *gpu, const struct gs_proc *p);
 /* Keep a long name for p in gpu's arena; 0 or -GS_E_NOMEM (p keeps the short name). */
 int gs_proc_set_long_name(struct gs_gpu *gpu, struct gs_proc *p, const char *name, size_t len);
+/* p's command line from arena t (the one of the GPU p is listed on), "" when it has none. */
+const char *gs_proc_cmdline(const struct gs_text *t, const struct gs_proc *p);
+/* Is byte i of p's command line the space that joined two arguments? */
+bool gs_proc_cmdline_sep(const struct gs_text *t, const struct gs_proc *p, size_t i);
+/* Keep cmd (len bytes, len < GS_CMDLINE_MAX, no NUL) and its nsep bytes of argv-boundary
+ * bits as p's command line in t; len 0 clears it. 0, or -1 when out of memory (p then has none). */
+int gs_proc_set_cmdline(struct gs_text *t, struct gs_proc *p, const char *cmd, size_t len,
+                        const uint8_t *sep, size_t nsep);
+/* Free t's buffer. */
+void gs_text_release(struct gs_text *t);
 /* A profiling metric's names: JSON key ("gr_engine_active_ratio"), dcgm-exporter's
  * name ("DCGM_FI_PROF_GR_ENGINE_ACTIVE") and HELP, and whether it is a rate in bytes/s. */
 struct gs_prof_info {

@@ -470,12 +470,12 @@ static int gs_sampler_gpu(struct gs_sampler *s, uint32_t i, struct gs_gpu *g, ui
     if (s->slow && s->slow_slot[i] != UINT32_MAX)
         gs_slow_copy(s->slow, s->slow_slot[i], &g->s, now_ns);
     g->nprocs = 0;
-    g->names_len = 0;
+    g->text.len = 0;
     g->procs_status = rc == -GS_E_GPU_LOST ? GS_ST_GPU_LOST : GS_ST_NOT_SAMPLED;
     if (s->opts.want_procs && be->processes && rc != -GS_E_GPU_LOST)
         prc = be->processes(dev, g);
     for (uint32_t k = 0; s->hp && k < g->nprocs; k++)
-        gs_hostproc_fill(s->hp, &g->procs[k]);
+        gs_hostproc_fill(s->hp, &g->text, &g->procs[k]);
     return rc < 0 ? rc : prc;
 }
 

@@ -320,8 +320,9 @@ static void human_age(uint64_t s, char *buf, size_t len)
 
 #define PROC_COLS "        %7s %-4s %10s %5s %5s %-10s %7s %7s  %s\n"
 
-static void details_proc(FILE *out, const struct gs_proc *p)
+static void details_proc(FILE *out, const struct gs_gpu *g, const struct gs_proc *p)
 {
+    const char *cmdline = gs_proc_cmdline(&g->text, p);
     char pid[16], type[8], mem[32] = "?", sm[16] = "-", mu[16] = "-", cpu[32] = "?", age[32] = "?";
     char cmd[GS_CMDLINE_MAX + 160];
     const char *vis[] = {"", " (not visible from here)", " (exited)", " (no permission)"};
@@ -340,7 +341,7 @@ static void details_proc(FILE *out, const struct gs_proc *p)
     if (gs_proc_has(p, GS_P_START))
         human_age(p->age_s, age, sizeof(age));
     used = (size_t)snprintf(cmd, sizeof(cmd), "%s%s",
-                            gs_proc_has(p, GS_P_COMM)   ? (p->cmdline[0] ? p->cmdline : p->comm)
+                            gs_proc_has(p, GS_P_COMM)   ? (cmdline[0] ? cmdline : p->comm)
                             : gs_proc_has(p, GS_P_NAME) ? p->name
                                                         : "?",
                             p->host_vis < 4 ? vis[p->host_vis] : "");
@@ -365,7 +366,7 @@ static void details_procs(FILE *out, const struct gs_gpu *g)
     else
         fprintf(out, PROC_COLS, "PID", "TYPE", "GPU MEM", "SM", "MEM", "USER", "CPU", "AGE", "COMMAND");
     for (uint32_t i = 0; i < g->nprocs; i++)
-        details_proc(out, &g->procs[i]);
+        details_proc(out, g, &g->procs[i]);
 }
 
 static void details_gpu(FILE *out, const struct gs_gpu *g)

@@ -596,8 +596,9 @@ static size_t format_pname(const struct gs_gpu *g, const struct gs_proc *p, char
 {
     if (gs_proc_has(p, GS_P_NAME)) /* what nvidia-smi prints: the driver's name */
         return put(buf, len, "%s", gs_proc_name(g, p));
-    if (p->cmdline[0])
-        return put(buf, len, "%.*s", (int)strcspn(p->cmdline, " "), p->cmdline);
+    const char *cmdline = gs_proc_cmdline(&g->text, p);
+    if (cmdline[0])
+        return put(buf, len, "%.*s", (int)strcspn(cmdline, " "), cmdline);
     return put(buf, len, "%s", p->comm);
 }
 

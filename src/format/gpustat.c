@@ -100,31 +100,31 @@ static void bytes2human(char *buf, size_t len, unsigned long long b)
 
 /* ---- one process ------------------------------------------------------------------------ */
 
-/* argv[0] of the command line: its length in p->cmdline. */
-static size_t argv0_len(const struct gs_proc *p)
+/* argv[0] of the command line: its length in p's command line. */
+static size_t argv0_len(const struct gs_text *t, const struct gs_proc *p)
 {
-    size_t n = strlen(p->cmdline);
+    size_t n = strlen(gs_proc_cmdline(t, p));
     for (size_t i = 0; i < n; i++)
-        if (p->cmdline_sep[i / 8] & (1u << (i % 8)))
+        if (gs_proc_cmdline_sep(t, p, i))
             return i;
     return n;
 }
 
-static bool has_cmdline(const struct gs_proc *p)
+static bool has_cmdline(const struct gs_text *t, const struct gs_proc *p)
 {
-    return gs_proc_has(p, GS_P_COMM) && p->cmdline[0];
+    return gs_proc_has(p, GS_P_COMM) && gs_proc_cmdline(t, p)[0];
 }
 
 /* gpustat's "command": basename of argv[0] ("?" for a zombie or kernel thread);
  * for a process /proc cannot see, the driver's name, first word, basename. */
-static void proc_command(const struct gs_proc *p, char *buf, size_t len)
+static void proc_command(const struct gs_text *t, const struct gs_proc *p, char *buf, size_t len)
 {
     const char *s = NULL;
     size_t n = 0;
 
-    if (has_cmdline(p)) {
-        s = p->cmdline;
-        n = argv0_len(p);
+    if (has_cmdline(t, p)) {
+        s = gs_proc_cmdline(t, p);
+        n = argv0_len(t, p);
     } else if (!gs_proc_has(p, GS_P_COMM) && gs_proc_has(p, GS_P_NAME) && p->name[0]) {
         s = p->name;
         n = strcspn(p->name, " ");
@@ -164,7 +164,7 @@ static bool proc_cpu(const struct gs_proc *p, const struct gs_snapshot *snap, do
     return true;
 }
 
-static void put_proc(FILE *out, const struct gs_proc *p, const struct gs_gpustat_opts *o, const struct gcolors *c)
+static void put_proc(FILE *out, const struct gs_text *t, const struct gs_proc *p, const struct gs_gpustat_opts *o, const struct gcolors *c)
 {
     char cmd[GS_CMDLINE_MAX];
 
@@ -172,7 +172,7 @@ static void put_proc(FILE *out, const struct gs_proc *p, const struct gs_gpustat
     if (!o->show_cmd || o->show_user)
         fprintf(out, "%s%s%s", c->bold_black, proc_user(p), c->normal);
     if (o->show_cmd) {
-        proc_command(p, cmd, sizeof(cmd));
+        proc_command(t, p, cmd, sizeof(cmd));
         fprintf(out, "%s%s%s%s", !o->show_cmd || o->show_user ? ":" : "", c->cyan, cmd, c->normal);
     }
     if (o->show_pid)
@@ -187,10 +187,10 @@ static void put_proc(FILE *out, const struct gs_proc *p, const struct gs_gpustat
 
 /* util.prettify_commandline: argv[0]'s directory, its basename in cyan, the
  * arguments; the driver's name (or "?") when /proc cannot show the command. */
-static void put_cmdline(FILE *out, const struct gs_proc *p, const struct gcolors *c)
+static void put_cmdline(FILE *out, const struct gs_text *t, const struct gs_proc *p, const struct gcolors *c)
 {
-    const char *s = has_cmdline(p) ? p->cmdline : gs_proc_has(p, GS_P_NAME) && !gs_proc_has(p, GS_P_COMM) ? p->name : "?";
-    size_t n0 = has_cmdline(p) ? argv0_len(p) : strlen(s);
+    const char *s = has_cmdline(t, p) ? gs_proc_cmdline(t, p) : gs_proc_has(p, GS_P_NAME) && !gs_proc_has(p, GS_P_COMM) ? p->name : "?";
+    size_t n0 = has_cmdline(t, p) ? argv0_len(t, p) : strlen(s);
     size_t slash = 0;
 
     for (size_t i = 0; i < n0; i++)
@@ -206,7 +206,7 @@ static void put_cmdline(FILE *out, const struct gs_proc *p, const struct gcolors
     fprintf(out, "%s%.*s%s%s", c->cyan, (int)(n0 - slash), s + slash, c->cmd, s + n0);
 }
 
-static void put_full_proc(FILE *out, const struct gs_proc *p, const struct gs_snapshot *snap, bool last,
+static void put_full_proc(FILE *out, const struct gs_text *t, const struct gs_proc *p, const struct gs_snapshot *snap, bool last,
                           const struct gcolors *c)
 {
     char mem[32];
@@ -219,7 +219,7 @@ static void put_full_proc(FILE *out, const struct gs_proc *p, const struct gs_sn
     else
         fprintf(out, "%s(%s%4s%%%s, %s%6s%s)", c->normal, c->green, "--", c->normal, c->yellow, mem, c->normal);
     fprintf(out, "%s: %s", c->normal, c->cmd);
-    put_cmdline(out, p, c);
+    put_cmdline(out, t, p, c);
     fputs(c->normal, out);
 }
 
@@ -350,10 +350,10 @@ static void put_gpu(FILE *out, const struct gs_snapshot *snap, const struct gs_g
         return;
     }
     for (uint32_t i = 0; i < g->nprocs; i++)
-        put_proc(out, &g->procs[i], o, c);
+        put_proc(out, &g->text, &g->procs[i], o, c);
     for (uint32_t i = 0; o->show_full_cmd && i < g->nprocs; i++) {
         fputs(o->eol, out);
-        put_full_proc(out, &g->procs[i], snap, i + 1 == g->nprocs, c);
+        put_full_proc(out, &g->text, &g->procs[i], snap, i + 1 == g->nprocs, c);
     }
 }
 
@@ -472,22 +472,23 @@ static void put_jint(FILE *out, const char *ind, const char *key, bool have, lon
 }
 
 /* full_command: argv as a list (the driver's name, or "?", when /proc cannot tell). */
-static void put_jargv(FILE *out, const struct gs_proc *p, const char *ind)
+static void put_jargv(FILE *out, const struct gs_text *t, const struct gs_proc *p, const char *ind)
 {
     char arg[GS_CMDLINE_MAX];
-    size_t n = 0, len = strlen(p->cmdline);
+    const char *cmdline = gs_proc_cmdline(t, p);
+    size_t n = 0, len = strlen(cmdline);
 
     fputs("[\n", out);
-    if (!has_cmdline(p)) {
+    if (!has_cmdline(t, p)) {
         fprintf(out, "%s    ", ind);
         put_jstr(out, gs_proc_has(p, GS_P_NAME) && !gs_proc_has(p, GS_P_COMM) ? p->name : "?");
         fprintf(out, "\n%s]", ind);
         return;
     }
     for (size_t i = 0; i <= len; i++) {
-        bool sep = i == len || (p->cmdline_sep[i / 8] & (1u << (i % 8)));
+        bool sep = i == len || gs_proc_cmdline_sep(t, p, i);
         if (!sep) {
-            arg[n++] = p->cmdline[i];
+            arg[n++] = cmdline[i];
             continue;
         }
         arg[n] = '\0';
@@ -499,19 +500,19 @@ static void put_jargv(FILE *out, const struct gs_proc *p, const char *ind)
     fprintf(out, "%s]", ind);
 }
 
-static void put_jproc(FILE *out, const struct gs_proc *p, const struct gs_snapshot *snap, bool last)
+static void put_jproc(FILE *out, const struct gs_text *t, const struct gs_proc *p, const struct gs_snapshot *snap, bool last)
 {
     static const char *const ind = "                    ";
     char cmd[GS_CMDLINE_MAX];
     double cpu;
 
-    proc_command(p, cmd, sizeof(cmd));
+    proc_command(t, p, cmd, sizeof(cmd));
     fprintf(out, "                {\n%s\"username\": ", ind);
     put_jstr(out, proc_user(p));
     fprintf(out, ",\n%s\"command\": ", ind);
     put_jstr(out, cmd);
     fprintf(out, ",\n%s\"full_command\": ", ind);
-    put_jargv(out, p, ind);
+    put_jargv(out, t, p, ind);
     fputs(",\n", out);
     put_jint(out, ind, "gpu_memory_usage", gs_proc_has(p, GS_P_GPU_MEM) && p->gpu_mem_bytes,
              (long long)(p->gpu_mem_bytes / MIB), true);
@@ -559,7 +560,7 @@ static void put_jgpu(FILE *out, const struct gs_snapshot *snap, const struct gs_
     } else {
         fputs("[\n", out);
         for (uint32_t i = 0; i < g->nprocs; i++)
-            put_jproc(out, &g->procs[i], snap, i + 1 == g->nprocs);
+            put_jproc(out, &g->text, &g->procs[i], snap, i + 1 == g->nprocs);
         fprintf(out, "%s]\n", ind);
     }
     fprintf(out, "        }%s\n", last ? "" : ",");

@@ -421,7 +421,7 @@ static void proc_types(struct gs_jw *w, uint32_t type)
 
 #define PST(f) (gs_proc_has(p, f) ? GS_ST_OK : GS_ST_NOT_AVAILABLE)
 
-static void json_proc_host(struct jgrp *top, const struct gs_proc *p, unsigned flags)
+static void json_proc_host(struct jgrp *top, const struct gs_text *t, const struct gs_proc *p, unsigned flags)
 {
     struct jgrp h = jgroup(top, "host");
     /* host facts missing because /proc could not show the process say why */
@@ -435,7 +435,7 @@ static void json_proc_host(struct jgrp *top, const struct gs_proc *p, unsigned f
     if (flags & GS_JSON_REDACT_CMDLINE)
         jput_why(&h, "cmdline", GS_ST_NOT_AVAILABLE, "redacted", JNONE);
     else
-        jput_why(&h, "cmdline", PST(GS_P_COMM), why, JS(p->cmdline));
+        jput_why(&h, "cmdline", PST(GS_P_COMM), why, JS(gs_proc_cmdline(t, p)));
     jput_why(&h, "cpu_pct", PST(GS_P_CPU), why, JR(p->cpu_pct));
     jput_why(&h, "rss_bytes", PST(GS_P_RSS), why, JI(p->rss_bytes));
     jput_why(&h, "start_time_unix", PST(GS_P_START), why, JI(p->start_time));
@@ -529,7 +529,7 @@ static void json_proc(struct gs_jw *w, struct jlist *l, const struct gs_gpu *d, 
     jput(&g, "encoder_util_pct", PST(GS_P_ENC_UTIL), JI(p->enc_util_pct));
     jput(&g, "decoder_util_pct", PST(GS_P_DEC_UTIL), JI(p->dec_util_pct));
     json_proc_mig(w, d, p);
-    json_proc_host(&g, p, flags);
+    json_proc_host(&g, &d->text, p, flags);
     json_proc_torch(&g, p);
     gs_json_proc_drm(&g, d, p);
     junav_write(w, l, from);

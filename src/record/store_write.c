@@ -370,7 +370,7 @@ static struct gs_store_proc *proc_slot(struct gs_store *st, uint32_t pid, int64_
     return &st->procs[h];
 }
 
-static int proc_new(struct gs_store *st, int64_t t, const struct gs_proc *p, int64_t start_s,
+static int proc_new(struct gs_store *st, int64_t t, const char *cmdline, const struct gs_proc *p, int64_t start_s,
                     struct gs_store_proc *sp, struct gs_err *err)
 {
     sqlite3_stmt *q = st->ins_proc;
@@ -382,7 +382,7 @@ static int proc_new(struct gs_store *st, int64_t t, const struct gs_proc *p, int
     bind_opt(q, 6, gs_proc_has(p, GS_P_USER), p->uid);
     bind_text(q, 7, gs_proc_has(p, GS_P_USER) ? p->user : NULL);
     bind_text(q, 8, p->name[0] ? p->name : p->comm);
-    bind_text(q, 9, gs_proc_has(p, GS_P_COMM) ? p->cmdline : NULL);
+    bind_text(q, 9, gs_proc_has(p, GS_P_COMM) ? cmdline : NULL);
     bind_text(q, 10, p->container_id);
     bind_text(q, 11, p->pod_uid);
     bind_opt(q, 12, gs_proc_has(p, GS_P_PARENT), p->ppid);
@@ -414,14 +414,15 @@ static int write_torch(struct gs_store *st, int64_t t, const struct gs_proc *p, 
     return step_reset(st, q, err);
 }
 
-static int write_proc(struct gs_store *st, int64_t t, const struct gs_proc *p, int gpuid, bool with_procs,
+static int write_proc(struct gs_store *st, int64_t t, const struct gs_gpu *g, const struct gs_proc *p, int gpuid,
+                      bool with_procs,
                       struct gs_err *err)
 {
     int64_t start_s = gs_proc_has(p, GS_P_START) ? p->start_time : 0;
     struct gs_store_proc *sp = proc_slot(st, p->pid, start_s);
     if (!sp)
         return gs_err_set(err, GS_E_NOMEM, "out of memory");
-    if (!sp->id && proc_new(st, t, p, start_s, sp, err) < 0)
+    if (!sp->id && proc_new(st, t, gs_proc_cmdline(&g->text, p), p, start_s, sp, err) < 0)
         return -err->code;
     sp->live = true;
     sp->last_t = t;
@@ -543,7 +544,7 @@ static int write_tick_body(struct gs_store *st, int64_t t, const struct gs_snaps
             write_prof(st, t, g, sg, err) < 0)
             return -err->code;
         for (uint32_t p = 0; p < g->nprocs; p++)
-            if (write_proc(st, t, &g->procs[p], sg->id, with_procs, err) < 0)
+            if (write_proc(st, t, g, &g->procs[p], sg->id, with_procs, err) < 0)
                 return -err->code;
     }
     if (write_events(st, t, snap, err) < 0)

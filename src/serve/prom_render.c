@@ -435,7 +435,7 @@ static void prom_proc_labels(struct gs_prom *r, const struct gs_gpu *g, const st
     prom_label_nz(b, "pod", pod.pod);
     prom_label_nz(b, "namespace", pod.ns);
     if (r->o.process_cmdline)
-        prom_label_nz(b, "cmdline", host ? p->cmdline : NULL);
+        prom_label_nz(b, "cmdline", host ? gs_proc_cmdline(&g->text, p) : NULL);
     gs_pbuf_add(&r->plab, b->data ? b->data : "", b->len);
 }
 

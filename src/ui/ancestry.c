@@ -19,6 +19,7 @@ void gs_ancestry_release(struct gs_ancestry *a)
         gs_hostproc_close(a->hp);
     free(a->v);
     free(a->seen);
+    gs_text_release(&a->text);
     memset(a, 0, sizeof(*a));
 }
 
@@ -91,13 +92,31 @@ static int add_parent(struct gs_ancestry *a, uint32_t pid)
     clock_gettime(CLOCK_REALTIME, &wall);
     gs_hostproc_begin(a->hp, (uint64_t)mono.tv_sec * 1000000000ull + (uint64_t)mono.tv_nsec,
                       (int64_t)wall.tv_sec);
-    gs_hostproc_fill(a->hp, p);
+    gs_hostproc_fill(a->hp, &a->text, p);
     gs_hostproc_end(a->hp);
     a->reads++;
     if (p->host_vis != GS_HOST_VISIBLE)
         return 0;
     a->seen[a->n++] = a->gen;
     return 0;
+}
+
+/* Keep in a->text only the command lines of the first keep parents, so that
+ * parents coming and going over days do not grow it. (Out of memory, a parent
+ * loses its command line and shows its comm, as in gs_hostproc_fill.) */
+static void compact_text(struct gs_ancestry *a, size_t keep)
+{
+    struct gs_text t = {0};
+
+    for (size_t i = 0; i < keep; i++) {
+        struct gs_proc *p = &a->v[i];
+        const char *cmd = gs_proc_cmdline(&a->text, p);
+        size_t len = strlen(cmd);
+        const uint8_t *sep = len ? (const uint8_t *)cmd + len + 1 : NULL;
+        (void)gs_proc_set_cmdline(&t, p, cmd, len, sep, len ? p->cmd_sep_bytes : 0);
+    }
+    gs_text_release(&a->text);
+    a->text = t;
 }
 
 int gs_ancestry_update(struct gs_ancestry *a, const struct gs_snapshot *snap)
@@ -127,6 +146,8 @@ int gs_ancestry_update(struct gs_ancestry *a, const struct gs_snapshot *snap)
             a->v[keep] = a->v[i];
             a->seen[keep++] = a->gen;
         }
+    if (keep < a->n)
+        compact_text(a, keep);
     a->n = keep;
     free(pids);
     return rc;

@@ -21,6 +21,7 @@ struct gs_ancestry {
     int hp_tried;
     const char *proc_root;      /* NULL: $GPUSCOPE_PROC_ROOT or /proc */
     struct gs_proc *v;          /* the parents, host facts filled */
+    struct gs_text text;        /* their command lines (compacted when parents are forgotten) */
     uint32_t *seen;             /* generation each was last needed */
     size_t n, cap;
     uint32_t gen;

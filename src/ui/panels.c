@@ -214,7 +214,7 @@ void gs_detail_open(struct gs_ui *ui)
             d->cmdline[i] = ' ';
     if (n < 0)
         snprintf(d->cmdline, sizeof(d->cmdline), "%s  (from the snapshot: /proc unreadable)",
-                 row->p->cmdline);
+                 row->cmd);
     n = read_proc(d->pid, "environ", raw, sizeof(raw));
     if (n < 0)
         snprintf(d->env, sizeof(d->env), "(cannot read %s/%u/environ: %s)\n", gs_proc_root_env(NULL),

@@ -15,9 +15,10 @@
 #include "ui/pystack.h"
 #include "ui/ui.h"
 
-static bool looks_python(const struct gs_proc *p)
+/* By its names and the command line the detail view read from /proc (or the snapshot's). */
+static bool looks_python(const struct gs_ui *ui, const struct gs_proc *p)
 {
-    return strstr(p->comm, "python") || strstr(p->name, "python") || strstr(p->cmdline, "python");
+    return strstr(p->comm, "python") || strstr(p->name, "python") || strstr(ui->det.cmdline, "python");
 }
 
 /* Debian's austin, if on PATH. */
@@ -76,7 +77,7 @@ int gs_detail_pytorch(struct gs_ui *ui, const struct gs_proc *p, int y)
         gs_put(ui, y++, 0, COLS, GS_R_WARN, "Python hook: its socket is there but it did not answer   p: try again");
         return y;
     }
-    if (looks_python(p)) {
+    if (looks_python(ui, p)) {
         snprintf(b, sizeof(b), "No PyTorch breakdown: the process has no gpuscope Python hook (start it with `gpuscope "
                  "run --python -- ...` or after `eval \"$(gpuscope pyhook env)\"`)%s",
                  austin_path() ? ".  p: sample its stacks with austin" : "");

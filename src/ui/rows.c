@@ -65,9 +65,10 @@ int gs_rows_build(struct gs_rows *r, const struct gs_snapshot *snap, const char 
     for (uint32_t g = 0; g < snap->ngpus; g++) {
         const struct gs_gpu *gpu = &snap->gpus[g];
         for (uint32_t i = 0; i < gpu->nprocs; i++) {
-            if (filter && *filter && !gs_row_match(&gpu->procs[i], g, filter))
+            if (filter && *filter && !gs_row_match(&gpu->text, &gpu->procs[i], g, filter))
                 continue;
             r->v[r->n++] = (struct gs_row){ .p = &gpu->procs[i], .gpu = g, .idx = i,
+                                          .cmd = gs_proc_cmdline(&gpu->text, &gpu->procs[i]),
                                           .pid = gpu->procs[i].pid };
         }
     }
@@ -93,7 +94,7 @@ static char type_letter(uint32_t type)
     return 'c';
 }
 
-static bool term_match(const struct gs_proc *p, uint32_t gpu, const char *t, size_t len)
+static bool term_match(const char *cmd, const struct gs_proc *p, uint32_t gpu, const char *t, size_t len)
 {
     char num[24];
 
@@ -110,11 +111,11 @@ static bool term_match(const struct gs_proc *p, uint32_t gpu, const char *t, siz
     }
     snprintf(num, sizeof(num), "%u", p->pid);
     return has_text(num, t, len) || has_text(p->user, t, len) || has_text(p->comm, t, len) ||
-           has_text(p->cmdline, t, len) || has_text(p->container_id, t, len) ||
+           has_text(cmd, t, len) || has_text(p->container_id, t, len) ||
            has_text(p->pod_uid, t, len);
 }
 
-bool gs_row_match(const struct gs_proc *p, uint32_t gpu_index, const char *filter)
+bool gs_row_match(const struct gs_text *text, const struct gs_proc *p, uint32_t gpu_index, const char *filter)
 {
     const char *s = filter;
 
@@ -122,7 +123,7 @@ bool gs_row_match(const struct gs_proc *p, uint32_t gpu_index, const char *filte
         while (*s == ' ')
             s++;
         size_t len = strcspn(s, " ");
-        if (len && !term_match(p, gpu_index, s, len))
+        if (len && !term_match(gs_proc_cmdline(text, p), p, gpu_index, s, len))
             return false;
         s += len;
     }
@@ -167,8 +168,7 @@ static int cmp_value(const struct gs_row *a, const struct gs_row *b, enum gs_col
     case GS_COL_HMEM: return cmp_u64(x->rss_bytes, y->rss_bytes);
     case GS_COL_TIME: return cmp_u64(x->age_s, y->age_s);
     case GS_COL_CONT: return strcmp(x->container_id, y->container_id);
-    case GS_COL_CMD: return strcmp(x->cmdline[0] ? x->cmdline : x->comm,
-                                   y->cmdline[0] ? y->cmdline : y->comm);
+    case GS_COL_CMD: return strcmp(a->cmd[0] ? a->cmd : x->comm, b->cmd[0] ? b->cmd : y->comm);
     default: return 0;
     }
 }
@@ -207,7 +207,7 @@ static void row_key(struct gs_row *row, enum gs_col col)
     case GS_COL_HMEM: row->key = x->rss_bytes; break;
     case GS_COL_TIME: row->key = x->age_s; break;
     case GS_COL_CONT: row->skey = x->container_id; break;
-    case GS_COL_CMD: row->skey = x->cmdline[0] ? x->cmdline : x->comm; break;
+    case GS_COL_CMD: row->skey = row->cmd[0] ? row->cmd : x->comm; break;
     default: row->key = 0; break;
     }
 }
@@ -250,8 +250,11 @@ bool gs_rows_repoint(struct gs_rows *r, const struct gs_snapshot *snap)
             snap->gpus[row->gpu].procs[row->idx].pid != row->pid)
             return false;
     }
-    for (size_t i = 0; i < r->n; i++)
-        r->v[i].p = &snap->gpus[r->v[i].gpu].procs[r->v[i].idx];
+    for (size_t i = 0; i < r->n; i++) {
+        const struct gs_gpu *g = &snap->gpus[r->v[i].gpu];
+        r->v[i].p = &g->procs[r->v[i].idx];
+        r->v[i].cmd = gs_proc_cmdline(&g->text, r->v[i].p);
+    }
     return true;
 }
 
@@ -287,7 +290,7 @@ uint64_t gs_rows_fingerprint(const struct gs_snapshot *snap)
             h = mix(h, p->rss_bytes);
             h = mix(h, p->age_s);
             h = mix_text(h, p->comm, 8);
-            h = mix_text(h, p->cmdline, 16);
+            h = mix_text(h, gs_proc_cmdline(&gpu->text, p), 16);
             h = mix_text(h, p->user, 4);
             h = mix_text(h, p->container_id, 4);
             h = mix_text(h, p->pod_uid, 4);
@@ -365,7 +368,8 @@ static void tree_parents(const struct gs_rows *r, struct pid_idx *map, long *par
 }
 
 /* Insert the extra processes that parent a row, each before its first child. */
-static int add_extra_parents(struct gs_rows *r, const struct gs_proc *extra, size_t nextra)
+static int add_extra_parents(struct gs_rows *r, const struct gs_proc *extra, const struct gs_text *text,
+                             size_t nextra)
 {
     size_t n = r->n, add = 0;
     bool *used = calloc(nextra ? nextra : 1, sizeof(*used));
@@ -394,6 +398,7 @@ static int add_extra_parents(struct gs_rows *r, const struct gs_proc *extra, siz
                 if (first[e] == (long)i && !used[e]) {
                     used[e] = true;
                     out[k++] = (struct gs_row){ .p = &extra[e], .gpu = GS_ROW_NO_GPU,
+                                                .cmd = gs_proc_cmdline(text, &extra[e]),
                                                 .pid = extra[e].pid, .virt = true };
                 }
             out[k++] = r->v[i];
@@ -407,9 +412,10 @@ static int add_extra_parents(struct gs_rows *r, const struct gs_proc *extra, siz
     return rc;
 }
 
-int gs_rows_tree_with(struct gs_rows *r, const struct gs_proc *extra, size_t nextra)
+int gs_rows_tree_with(struct gs_rows *r, const struct gs_proc *extra, const struct gs_text *extra_text,
+                      size_t nextra)
 {
-    int rc = nextra ? add_extra_parents(r, extra, nextra) : 0;
+    int rc = nextra ? add_extra_parents(r, extra, extra_text, nextra) : 0;
     return rc < 0 ? rc : gs_rows_tree(r);
 }
 

@@ -46,6 +46,7 @@ int gs_col_by_key(const char *key);
 
 struct gs_row {
     const struct gs_proc *p;  /* points into the snapshot the rows were built from */
+    const char *cmd;          /* p's command line ("" if none), in that snapshot's text arena */
     uint32_t gpu;             /* index into snapshot->gpus */
     uint32_t idx;             /* index into that GPU's procs[] */
     uint32_t pid;             /* p->pid, kept so the rows can be checked against a new snapshot */
@@ -71,7 +72,7 @@ int gs_rows_build(struct gs_rows *r, const struct gs_snapshot *snap, const char 
 /* Does a process on GPU gpu_index match the filter? Space-separated terms, all
  * must match: "user:NAME", "gpu:N", "pid:N", "type:c|g|m", or plain text
  * found (case-insensitively) in the PID, user, command, command line or container. */
-bool gs_row_match(const struct gs_proc *p, uint32_t gpu_index, const char *filter);
+bool gs_row_match(const struct gs_text *t, const struct gs_proc *p, uint32_t gpu_index, const char *filter);
 void gs_rows_sort(struct gs_rows *r, enum gs_col col, bool desc);
 /* Point the rows at snap, which holds the same processes in the same places as
  * the snapshot they were built from (same PIDs per GPU and index). Returns
@@ -84,9 +85,11 @@ uint64_t gs_rows_fingerprint(const struct gs_snapshot *snap);
  * parent, siblings keep the sort order; depth/last_child are set. */
 int gs_rows_tree(struct gs_rows *r);
 /* The same, first adding as rows (virt, GS_ROW_NO_GPU) those of the nextra
- * processes in extra (parents that are not on a GPU) that are the parent of a
- * row; each goes where its first child was. 0 or -GS_E_NOMEM. */
-int gs_rows_tree_with(struct gs_rows *r, const struct gs_proc *extra, size_t nextra);
+ * processes in extra (parents that are not on a GPU; their command lines in
+ * extra_text) that are the parent of a row; each goes where its first child
+ * was. 0 or -GS_E_NOMEM. */
+int gs_rows_tree_with(struct gs_rows *r, const struct gs_proc *extra, const struct gs_text *extra_text,
+                      size_t nextra);
 /* Compare two rows on col ascending (missing values last); exposed for tests. */
 int gs_row_cmp(const struct gs_row *a, const struct gs_row *b, enum gs_col col);
 /* Row index of (pid, gpu), or -1. */

@@ -93,7 +93,7 @@ static char *cmd_cell(const struct gs_ui *ui, const struct gs_row *row, char *p,
     const struct gs_proc *p_ = row->p;
     bool hidden = p_->host_vis == GS_HOST_NOT_VISIBLE;
     /* /proc cannot see it (other PID namespace): the driver's name still can. */
-    const char *text = p_->cmdline[0]                   ? p_->cmdline
+    const char *text = row->cmd[0]                      ? row->cmd
                        : gs_proc_has(p_, GS_P_NAME)     ? p_->name
                        : gs_proc_has(p_, GS_P_COMM)     ? p_->comm
                                                         : "?";

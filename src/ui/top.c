@@ -87,7 +87,7 @@ void gs_ui_rebuild_rows(struct gs_ui *ui)
             gs_ancestry_update(&ui->anc, &ui->view);
             ui->anc_snap_ns = ui->view.mono_ns;
         }
-        gs_rows_tree_with(&ui->rows, ui->anc.v, ui->anc.n);
+        gs_rows_tree_with(&ui->rows, ui->anc.v, &ui->anc.text, ui->anc.n);
     }
     long k = gs_rows_find(&ui->rows, ui->sel_pid, ui->sel_gpu);
     if (k >= 0)

@@ -97,6 +97,12 @@ static inline void fixture_gpu1(struct gs_gpu *g)
     snprintf(g->last_error, sizeof(g->last_error), "GPU has fallen off the bus");
 }
 
+/* p's command line (no argv boundaries marked), kept in g's text arena. */
+static inline void fixture_cmdline(struct gs_gpu *g, struct gs_proc *p, const char *cmd)
+{
+    assert_int_equal(gs_proc_set_cmdline(&g->text, p, cmd, strlen(cmd), NULL, 0), 0);
+}
+
 static inline void fixture_procs(struct gs_gpu *g)
 {
     struct gs_proc *p = gs_gpu_add_proc(g);
@@ -107,7 +113,7 @@ static inline void fixture_procs(struct gs_gpu *g)
     p->host_vis = GS_HOST_VISIBLE;
     snprintf(p->user, sizeof(p->user), "alice");
     snprintf(p->comm, sizeof(p->comm), "python");
-    snprintf(p->cmdline, sizeof(p->cmdline), "/usr/bin/python train.py --bs 64");
+    fixture_cmdline(g, p, "/usr/bin/python train.py --bs 64");
     gs_proc_set(p, GS_P_USER);
     gs_proc_set(p, GS_P_COMM);
     p->container_id[0] = '\0';

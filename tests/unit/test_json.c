@@ -219,7 +219,7 @@ static void test_invalid_utf8_is_null_with_reason(void **state)
     (void)state;
 
     fixture_snapshot(&bad);
-    snprintf(bad.gpus[0].procs[0].cmdline, sizeof(bad.gpus[0].procs[0].cmdline), "python caf\xc3");
+    fixture_cmdline(&bad.gpus[0], &bad.gpus[0].procs[0], "python caf\xc3");
     json_t *doc = parse_snapshot(&bad);
     assert_non_null(doc);
     json_t *p = json_array_get(json_object_get(json_array_get(json_object_get(doc, "gpus"), 0), "processes"), 0);

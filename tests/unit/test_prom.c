@@ -83,7 +83,8 @@ static void add_proc(struct gs_gpu *g, uint32_t pid, const char *comm, bool in_p
     p->sm_util_pct = 31;
     gs_proc_set(p, GS_P_SM_UTIL);
     snprintf(p->comm, sizeof(p->comm), "%s", comm);
-    snprintf(p->cmdline, sizeof(p->cmdline), "python train.py --token=\"x\"");
+    const char *cmd = "python train.py --token=\"x\"";
+    assert_int_equal(gs_proc_set_cmdline(&g->text, p, cmd, strlen(cmd), NULL, 0), 0);
     gs_proc_set(p, GS_P_COMM);
     snprintf(p->user, sizeof(p->user), "alice");
     gs_proc_set(p, GS_P_USER);

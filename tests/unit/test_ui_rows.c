@@ -22,7 +22,7 @@ static struct gs_proc *add(struct gs_gpu *g, uint32_t pid, uint32_t ppid, const 
     p->type = GS_PROC_COMPUTE;
     snprintf(p->user, sizeof(p->user), "%s", user);
     snprintf(p->comm, sizeof(p->comm), "%.15s", cmd);
-    snprintf(p->cmdline, sizeof(p->cmdline), "%s", cmd);
+    assert_int_equal(gs_proc_set_cmdline(&g->text, p, cmd, strlen(cmd), NULL, 0), 0);
     p->gpu_mem_bytes = mem_mib << 20;
     p->sm_util_pct = sm;
     gs_proc_set(p, GS_P_GPU_MEM);
@@ -204,7 +204,7 @@ static void test_tree_with_non_gpu_parent(void **state)
     gs_proc_set(&launcher, GS_P_PARENT);
     gs_rows_build(&r, &s, NULL);
     gs_rows_sort(&r, GS_COL_PID, false);
-    assert_int_equal(gs_rows_tree_with(&r, &launcher, 1), 0);
+    assert_int_equal(gs_rows_tree_with(&r, &launcher, &s.gpus[0].text, 1), 0);
     assert_int_equal(r.n, 4);
     assert_int_equal(r.v[0].pid, 300);
     assert_true(r.v[0].virt);
@@ -218,7 +218,7 @@ static void test_tree_with_non_gpu_parent(void **state)
     /* a parent no row points at is not added */
     gs_rows_build(&r, &s, "other");
     launcher.pid = 300;
-    assert_int_equal(gs_rows_tree_with(&r, &launcher, 1), 0);
+    assert_int_equal(gs_rows_tree_with(&r, &launcher, &s.gpus[0].text, 1), 0);
     assert_int_equal(r.n, 1);
     gs_rows_release(&r);
     gs_snapshot_release(&s);

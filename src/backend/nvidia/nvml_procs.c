@@ -465,7 +465,7 @@ int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
     enum gs_status best = GS_ST_NOT_SUPPORTED;
 
     g->nprocs = 0;
-    g->names_len = 0;
+    g->text.len = 0;
     if (d->open_rc != NVML_SUCCESS || atomic_load(&d->lost)) {
         g->procs_status = atomic_load(&d->lost) ? GS_ST_GPU_LOST : GS_ST_ERROR;
         return atomic_load(&d->lost) ? -GS_E_GPU_LOST : -GS_E_BACKEND;

@@ -98,6 +98,19 @@ int gs_gpu_mig_reserve(struct gs_gpu *gpu, uint32_t n)
     return 0;
 }
 
+int gs_gpu_reserve_procs(struct gs_gpu *gpu, size_t n)
+{
+    if (n <= gpu->procs_cap)
+        return 0;
+    size_t cap = gpu->procs_cap;
+    struct gs_proc *p = n <= UINT32_MAX ? gs_vec_grow(gpu->procs, &cap, n, sizeof(*p)) : NULL;
+    if (!p)
+        return -1;
+    gpu->procs = p;
+    gpu->procs_cap = cap > UINT32_MAX ? UINT32_MAX : (uint32_t)cap;
+    return 0;
+}
+
 struct gs_proc *gs_gpu_add_proc(struct gs_gpu *gpu)
 {
     assert(gpu->nprocs <= gpu->procs_cap && (gpu->procs || !gpu->procs_cap)); /* the GPU owns procs[cap] */

@@ -810,6 +810,9 @@ void gs_snapshot_release(struct gs_snapshot *snap);
 int gs_snapshot_copy(struct gs_snapshot *dst, const struct gs_snapshot *src);
 /* Append a zeroed process to gpu, growing its array; NULL on out of memory. */
 struct gs_proc *gs_gpu_add_proc(struct gs_gpu *gpu);
+/* Room for n processes in gpu's array in one growth (a backend that knows its
+ * count asks first); 0, or -1 when out of memory (the array is unchanged). */
+int gs_gpu_reserve_procs(struct gs_gpu *gpu, size_t n);
 /* Room for n MIG devices in gpu->mig (n <= GS_MAX_MIG); 0, or -1 when out of memory. */
 int gs_gpu_mig_reserve(struct gs_gpu *gpu, uint32_t n);
 

@@ -15,8 +15,11 @@
 
 #include "lib/vec.h"
 
-#define JW_FLUSH_AT 65536u
-#define JW_INITIAL 81920u
+/* To a FILE, text goes out every 16 KiB: a one-shot's whole output need not sit
+ * in memory (the 4 KiB over it hold the longest value without a regrowth). */
+#define JW_FLUSH_AT 16384u
+#define JW_FILE_INITIAL 20480u
+#define JW_MEM_INITIAL 81920u
 #define JW_REAL_FLAGS (JSON_ENCODE_ANY | JSON_REAL_PRECISION(12))
 
 
@@ -25,8 +28,8 @@ static int jw_init(struct gs_jw *w, FILE *out, bool compact)
     memset(w, 0, sizeof(*w));
     w->out = out;
     w->compact = compact;
-    w->buf = malloc(JW_INITIAL);
-    w->cap = JW_INITIAL;
+    w->cap = out ? JW_FILE_INITIAL : JW_MEM_INITIAL;
+    w->buf = malloc(w->cap);
     w->str = json_string("");
     w->real = json_real(0.0);
     if (!w->buf || !w->str || !w->real) {

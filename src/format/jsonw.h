@@ -12,7 +12,7 @@
  * Keys are the caller's literals: plain ASCII names that need no escaping
  * (checked by tests/unit/test_jsonw.c against jansson's own dump).
  *
- * Output gathers in a buffer: written to a FILE every 64 KiB (gs_jw_init_file)
+ * Output gathers in a buffer: written to a FILE every 16 KiB (gs_jw_init_file)
  * or kept in memory (gs_jw_init_mem, then gs_jw_take). Errors stick: after a
  * failed write or allocation every call is a no-op and gs_jw_finish says so.
  */

@@ -230,6 +230,8 @@ static nvmlReturn_t nvml_read_plist(struct nvml_device *d, struct gs_gpu *g, enu
     }
     if (r != NVML_SUCCESS)
         return r;
+    if (gs_gpu_reserve_procs(g, (size_t)g->nprocs + count) < 0) /* one growth, not one per doubling */
+        return NVML_ERROR_MEMORY;
     for (unsigned i = 0; i < count && i < d->pcap; i++)
         if (nvml_merge_entry(d, g, d->pbuf + (size_t)i * stride, stride, kind) < 0)
             return NVML_ERROR_MEMORY;

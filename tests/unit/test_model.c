@@ -87,6 +87,49 @@ static void test_snapshot_copy_is_deep(void **state)
     gs_snapshot_release(&b);
 }
 
+/* Command lines and long names live in the GPU's text arena: read back whole
+ * with their argv boundaries, copied with the snapshot (the copy stays right
+ * when the source is refilled), and an offset outside the arena reads as none. */
+static void test_text_arena(void **state)
+{
+    struct gs_snapshot a, b;
+    static const uint8_t sep[] = { 0x20, 0x40 }; /* argv "train", "--lr 0.1", "--x": bits 5 and 14 */
+    const char *cmd = "train --lr 0.1 --x";
+    (void)state;
+    gs_snapshot_init(&a);
+    gs_snapshot_init(&b);
+    a.ngpus = 1;
+    a.gpus = calloc(1, sizeof(*a.gpus));
+    assert_non_null(a.gpus);
+    struct gs_gpu *g = &a.gpus[0];
+    struct gs_proc *p = gs_gpu_add_proc(g), *q = gs_gpu_add_proc(g);
+    assert_int_equal(gs_proc_set_cmdline(&g->text, p, cmd, strlen(cmd), sep, sizeof(sep)), 0);
+    assert_string_equal(gs_proc_cmdline(&g->text, q), ""); /* none set */
+    char name[200];
+    memset(name, 'n', sizeof(name) - 1);
+    name[sizeof(name) - 1] = '\0';
+    assert_int_equal(gs_proc_set_long_name(g, q, name, strlen(name)), 0);
+    assert_string_equal(gs_proc_cmdline(&g->text, p), cmd);
+    assert_true(gs_proc_cmdline_sep(&g->text, p, 5) && gs_proc_cmdline_sep(&g->text, p, 14));
+    assert_false(gs_proc_cmdline_sep(&g->text, p, 4) || gs_proc_cmdline_sep(&g->text, p, 10));
+    assert_false(gs_proc_cmdline_sep(&g->text, p, 400)); /* past the bits kept: 0 */
+    assert_string_equal(gs_proc_name(g, q), name);
+    assert_int_equal(gs_snapshot_copy(&b, &a), 0);
+    g->text.len = 0; /* the source's next tick */
+    assert_int_equal(gs_proc_set_cmdline(&g->text, p, "other", 5, NULL, 0), 0);
+    assert_string_equal(gs_proc_cmdline(&b.gpus[0].text, &b.gpus[0].procs[0]), cmd);
+    assert_true(gs_proc_cmdline_sep(&b.gpus[0].text, &b.gpus[0].procs[0], 14));
+    assert_string_equal(gs_proc_name(&b.gpus[0], &b.gpus[0].procs[1]), name);
+    assert_string_equal(gs_proc_cmdline(&g->text, p), "other");
+    b.gpus[0].procs[0].cmd_off = b.gpus[0].text.len; /* outside: none, not a read past the end */
+    assert_string_equal(gs_proc_cmdline(&b.gpus[0].text, &b.gpus[0].procs[0]), "");
+    assert_false(gs_proc_cmdline_sep(&b.gpus[0].text, &b.gpus[0].procs[0], 5));
+    assert_int_equal(gs_proc_set_cmdline(&g->text, p, "", 0, NULL, 0), 0); /* cleared */
+    assert_string_equal(gs_proc_cmdline(&g->text, p), "");
+    gs_snapshot_release(&a);
+    gs_snapshot_release(&b);
+}
+
 static void test_throttle_and_arch_names(void **state)
 {
     char buf[128];
@@ -120,6 +163,7 @@ int main(void)
         cmocka_unit_test(test_mark_keeps_mask_and_status_in_step),
         cmocka_unit_test(test_fmask_spans_words),
         cmocka_unit_test(test_snapshot_copy_is_deep),
+        cmocka_unit_test(test_text_arena),
         cmocka_unit_test(test_throttle_and_arch_names),
         cmocka_unit_test(test_err_set_returns_negative_code),
     };

@@ -10,7 +10,10 @@
 #include <string.h>
 
 #include "core/model.h"
+#include "ui/ancestry.h"
 #include "ui/rows.h"
+
+#include <unistd.h>
 
 static struct gs_proc *add(struct gs_gpu *g, uint32_t pid, uint32_t ppid, const char *user,
                            const char *cmd, uint64_t mem_mib, uint32_t sm)
@@ -224,6 +227,56 @@ static void test_tree_with_non_gpu_parent(void **state)
     gs_snapshot_release(&s);
 }
 
+/* The read of /proc/PID/cmdline as the ancestry should show it (NULs as spaces). */
+static void proc_cmdline(pid_t pid, char *buf, size_t len)
+{
+    char path[64];
+    snprintf(path, sizeof(path), "/proc/%d/cmdline", (int)pid);
+    FILE *f = fopen(path, "r");
+    assert_non_null(f);
+    size_t n = fread(buf, 1, len - 1, f);
+    fclose(f);
+    while (n > 0 && buf[n - 1] == '\0')
+        n--;
+    for (size_t i = 0; i < n; i++)
+        if (!buf[i])
+            buf[i] = ' ';
+    buf[n] = '\0';
+}
+
+/* Non-GPU parents keep their command lines in the ancestry's arena; a parent
+ * forgotten is dropped from it and the kept ones still read the same. */
+static void test_ancestry_command_lines(void **state)
+{
+    struct gs_snapshot s;
+    struct gs_ancestry a = {0};
+    char want[GS_CMDLINE_MAX], kept[GS_CMDLINE_MAX];
+    (void)state;
+    gs_snapshot_init(&s);
+    s.ngpus = 1;
+    s.gpus = calloc(1, sizeof(*s.gpus));
+    assert_non_null(s.gpus);
+    gs_proc_set(add(&s.gpus[0], 999998, (uint32_t)getppid(), "a", "worker", 1, 1), GS_P_PARENT);
+    struct gs_proc *p = add(&s.gpus[0], 999999, (uint32_t)getpid(), "a", "worker", 1, 1);
+    gs_proc_set(p, GS_P_PARENT);
+    assert_int_equal(gs_ancestry_update(&a, &s), 0);
+    assert_int_equal(a.n, 2);
+    assert_int_equal(a.v[0].pid, (uint32_t)getppid());
+    assert_int_equal(a.v[1].pid, (uint32_t)getpid());
+    proc_cmdline(getpid(), want, sizeof(want)); /* this test's own: a plain path */
+    assert_string_equal(gs_proc_cmdline(&a.text, &a.v[1]), want);
+    snprintf(kept, sizeof(kept), "%s", gs_proc_cmdline(&a.text, &a.v[0]));
+    assert_true(kept[0] != '\0');
+    p->ppid = (uint32_t)getppid(); /* this process is no parent any more: forgotten */
+    assert_int_equal(gs_ancestry_update(&a, &s), 0);
+    assert_int_equal(a.n, 1);
+    assert_int_equal(a.v[0].pid, (uint32_t)getppid());
+    assert_string_equal(gs_proc_cmdline(&a.text, &a.v[0]), kept);
+    assert_int_equal(a.text.len, a.v[0].cmd_len + 1 + a.v[0].cmd_sep_bytes); /* compacted */
+    gs_ancestry_release(&a);
+    gs_snapshot_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -233,6 +286,7 @@ int main(void)
         cmocka_unit_test(test_tree),
         cmocka_unit_test(test_tree_cycle_and_self_parent),
         cmocka_unit_test(test_tree_with_non_gpu_parent),
+        cmocka_unit_test(test_ancestry_command_lines),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

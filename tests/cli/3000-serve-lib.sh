@@ -8,7 +8,8 @@ serve_start() { # serve_start [serve options...]; sets SERVE_PID, PORT, URL
     "$GPUSCOPE" serve --listen 127.0.0.1:0 "$@" 2>"$TMP/serve.err" &
     SERVE_PID=$!
     PORT=
-    trap serve_stop EXIT
+    # a test may have started drmsim first (9000-drm.lib): its EXIT trap is replaced here
+    trap 'serve_stop; if type drm_stop >/dev/null 2>&1; then drm_stop; fi' EXIT
     for _ in $(seq 1 100); do
         PORT=$(sed -n 's/.*listening on .*(port \([0-9]*\)).*/\1/p' "$TMP/serve.err" 2>/dev/null)
         [ -n "$PORT" ] && break

@@ -586,7 +586,7 @@ static void hp_copy_host(struct gs_text *text, struct gs_proc *dst, const struct
     /* short fields whole (a few moves), the long ones up to their text */
     memcpy(dst->user, src->user, sizeof(dst->user));
     memcpy(dst->comm, src->comm, sizeof(dst->comm));
-    /* out of memory for the text: the process shows its comm, as one without a command line */
+    /* out of memory for the text: comm and command line are not available (gs_proc_set_cmdline) */
     if (src->cmdline)
         (void)gs_proc_set_cmdline(text, dst, src->cmdline, src->cmdline_len,
                                   (const uint8_t *)src->cmdline + src->cmdline_len + 1, src->cmdline_sep_bytes);

@@ -196,8 +196,10 @@ int gs_proc_set_cmdline(struct gs_text *t, struct gs_proc *p, const char *cmd, s
     if (!len)
         return 0;
     assert(len < GS_CMDLINE_MAX && nsep <= GS_CMDLINE_MAX / 8);
-    if (text_reserve(t, len + 1 + nsep) < 0)
+    if (text_reserve(t, len + 1 + nsep) < 0) {
+        p->valid &= ~(UINT32_C(1) << GS_P_COMM); /* not "" with an OK status: not available */
         return -1;
+    }
     char *d = t->buf + t->len;
     memcpy(d, cmd, len);
     d[len] = '\0';

@@ -825,7 +825,9 @@ const char *gs_proc_cmdline(const struct gs_text *t, const struct gs_proc *p);
 /* Is byte i of p's command line the space that joined two arguments? */
 bool gs_proc_cmdline_sep(const struct gs_text *t, const struct gs_proc *p, size_t i);
 /* Keep cmd (len bytes, len < GS_CMDLINE_MAX, no NUL) and its nsep bytes of argv-boundary
- * bits as p's command line in t; len 0 clears it. 0, or -1 when out of memory (p then has none). */
+ * bits as p's command line in t; len 0 clears it. 0, or -1 when out of memory: p then has
+ * none, and GS_P_COMM (which the command line's validity goes with) is cleared, so that
+ * no output shows an empty command line as a reading. */
 int gs_proc_set_cmdline(struct gs_text *t, struct gs_proc *p, const char *cmd, size_t len,
                         const uint8_t *sep, size_t nsep);
 /* Free t's buffer. */

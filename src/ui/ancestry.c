@@ -103,7 +103,7 @@ static int add_parent(struct gs_ancestry *a, uint32_t pid)
 
 /* Keep in a->text only the command lines of the first keep parents, so that
  * parents coming and going over days do not grow it. (Out of memory, a parent
- * loses its command line and shows its comm, as in gs_hostproc_fill.) */
+ * loses its command line and comm, as in gs_hostproc_fill: gs_proc_set_cmdline.) */
 static void compact_text(struct gs_ancestry *a, size_t keep)
 {
     struct gs_text t = {0};

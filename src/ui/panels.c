@@ -331,7 +331,7 @@ void gs_draw_detail(struct gs_ui *ui)
     detail_growth(ui, y++);
     y += 2;
     if (k >= 0)
-        y = gs_detail_pytorch(ui, ui->rows.v[k].p, y);
+        y = gs_detail_pytorch(ui, ui->rows.v[k].p, ui->rows.v[k].cmd, y);
     y = detail_findings(ui, y);
     gs_put(ui, y++, 0, COLS, GS_R_LABEL, "Command line:");
     y = put_wrapped(ui, y, 2, d->cmdline, LINES - 4);

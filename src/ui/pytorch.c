@@ -15,10 +15,9 @@
 #include "ui/pystack.h"
 #include "ui/ui.h"
 
-/* By its names and the command line the detail view read from /proc (or the snapshot's). */
-static bool looks_python(const struct gs_ui *ui, const struct gs_proc *p)
+static bool looks_python(const struct gs_proc *p, const char *cmdline)
 {
-    return strstr(p->comm, "python") || strstr(p->name, "python") || strstr(ui->det.cmdline, "python");
+    return strstr(p->comm, "python") || strstr(p->name, "python") || strstr(cmdline, "python");
 }
 
 /* Debian's austin, if on PATH. */
@@ -41,7 +40,7 @@ static const char *austin_path(void)
     return found[0] ? found : NULL;
 }
 
-int gs_detail_pytorch(struct gs_ui *ui, const struct gs_proc *p, int y)
+int gs_detail_pytorch(struct gs_ui *ui, const struct gs_proc *p, const char *cmdline, int y)
 {
     char b[400], bar[128];
     if (gs_proc_has(p, GS_P_TORCH)) {
@@ -77,7 +76,7 @@ int gs_detail_pytorch(struct gs_ui *ui, const struct gs_proc *p, int y)
         gs_put(ui, y++, 0, COLS, GS_R_WARN, "Python hook: its socket is there but it did not answer   p: try again");
         return y;
     }
-    if (looks_python(ui, p)) {
+    if (looks_python(p, cmdline)) {
         snprintf(b, sizeof(b), "No PyTorch breakdown: the process has no gpuscope Python hook (start it with `gpuscope "
                  "run --python -- ...` or after `eval \"$(gpuscope pyhook env)\"`)%s",
                  austin_path() ? ".  p: sample its stacks with austin" : "");

@@ -115,7 +115,8 @@ int gs_health_scroll_max(const struct gs_ui *ui);
 int gs_signal_send(struct gs_ui *ui);
 /* pytorch.c: the detail view's Python block */
 struct gs_pystack;
-int gs_detail_pytorch(struct gs_ui *ui, const struct gs_proc *p, int y);
+/* p with its command line from the snapshot (the row's cmd) */
+int gs_detail_pytorch(struct gs_ui *ui, const struct gs_proc *p, const char *cmdline, int y);
 void gs_detail_fetch_stacks(struct gs_ui *ui, const struct gs_proc *p);
 bool gs_detail_stacks(struct gs_ui *ui, uint32_t pid, int y);
 /* top.c */

@@ -126,6 +126,12 @@ static void test_text_arena(void **state)
     assert_false(gs_proc_cmdline_sep(&b.gpus[0].text, &b.gpus[0].procs[0], 5));
     assert_int_equal(gs_proc_set_cmdline(&g->text, p, "", 0, NULL, 0), 0); /* cleared */
     assert_string_equal(gs_proc_cmdline(&g->text, p), "");
+    /* no room (an arena at its size limit): no command line, and its validity (GS_P_COMM) goes */
+    gs_proc_set(p, GS_P_COMM);
+    struct gs_text full = { .buf = NULL, .len = UINT32_MAX / 2 + 1, .cap = 0 };
+    assert_int_equal(gs_proc_set_cmdline(&full, p, cmd, strlen(cmd), NULL, 0), -1);
+    assert_false(gs_proc_has(p, GS_P_COMM));
+    assert_int_equal(p->cmd_len, 0);
     gs_snapshot_release(&a);
     gs_snapshot_release(&b);
 }

@@ -6,6 +6,7 @@
  * and `client PID card=N fd=N id=N engine=value...`. Values are the NVML
  * simulator's expressions of t (sim/scenario_value.c).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -286,6 +287,10 @@ static int client_key(struct ds_ctx *c, struct ds_client *k, const char *key, co
         !strcmp(key, "exit")) {
         if (ds_const(c, key, v, &x) < 0)
             return -1;
+        if (!strcmp(key, "card") && !(x >= 0 && x < DS_MAX_CARDS)) /* before the cast: no overflow */
+            return ds_err(c, "client: card= wants an index 0..%d", DS_MAX_CARDS - 1);
+        if (!strcmp(key, "fd") && !(x >= 0 && x <= INT_MAX))
+            return ds_err(c, "client: fd= wants a descriptor number 0..%d", INT_MAX);
         if (!strcmp(key, "card"))
             k->card = (int)x;
         else if (!strcmp(key, "fd"))
@@ -334,6 +339,8 @@ static int line_client(struct ds_ctx *c, char **w, int n)
     }
     if (k->card < 0 || k->fd < 0)
         return ds_err(c, "client wants card= and fd=");
+    if (k->card >= c->s->ncards || !c->s->cards[k->card].defined)
+        return ds_err(c, "client: card=%d is not a card defined above", k->card);
     return 0;
 }
 

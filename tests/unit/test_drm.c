@@ -692,6 +692,34 @@ static void test_lost_and_asleep(void **state)
     tree_free(t);
 }
 
+/* drmsim's parser refuses a client on a card that is not defined above, or out
+ * of range (the fuzzer found card=100 accepted), with the line in its message. */
+static void test_drmsim_client_card_checked(void **state)
+{
+    static const char *const bad[] = {
+        "card 0 driver=amdgpu\nclient 100 card=100 fd=3\n",
+        "card 0 driver=amdgpu\nclient 100 card=1 fd=3\n",
+        "card 0 driver=amdgpu\nclient 100 card=1e30 fd=3\n",
+        "card 0 driver=amdgpu\nclient 100 card=0 fd=1e30\n",
+    };
+    static struct ds_scn s;
+    char err[256];
+    (void)state;
+    for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+        memset(&s, 0, sizeof(s));
+        err[0] = '\0';
+        assert_int_equal(ds_parse_buf(&s, bad[i], strlen(bad[i]), "t.drm", err, sizeof(err)), -1);
+        assert_non_null(strstr(err, "t.drm:2"));
+        assert_non_null(strstr(err, "card=") ? err : strstr(err, "fd="));
+        ds_free(&s);
+    }
+    memset(&s, 0, sizeof(s));
+    const char *good = "card 0 driver=amdgpu\nclient 100 card=0 fd=3\n";
+    assert_int_equal(ds_parse_buf(&s, good, strlen(good), "t.drm", err, sizeof(err)), 0);
+    assert_int_equal(s.nclients, 1);
+    ds_free(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -713,6 +741,7 @@ int main(void)
         cmocka_unit_test(test_listing_cadence),
         cmocka_unit_test(test_igpu_lacks),
         cmocka_unit_test(test_lost_and_asleep),
+        cmocka_unit_test(test_drmsim_client_card_checked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,7 +26,7 @@
 
 #include "burn/burn_store.h"
 #include "burn/kernels.h"
-#include "cmd/cmd.h"
+#include "core/exit.h"
 #include "core/module.h"
 #include "core/sampler.h"
 #include "health/report.h"

@@ -51,63 +51,44 @@ static double f64_of(uint64_t b)
     return d;
 }
 
-uint32_t gs_burn_ref_rot32(uint32_t tid, uint32_t iters, uint32_t seed)
-{
-    float c[4], s[4], ns[4], x[4], y[4];
-    uint32_t base = (tid << 2) + seed;
-    for (int p = 0; p < 4; p++) {
-        float k = (float)((base + (uint32_t)p) & 0xFFFFu);
-        c[p] = f32_of(rot_c32[p]);
-        s[p] = f32_of(rot_s32[p]);
-        ns[p] = -s[p];
-        x[p] = fmaf(k, 0x1p-16f, 1.0f);
-        y[p] = fmaf(k, -0x1p-17f, 0.5f);
+/* The rotation kernel's reference, once for both precisions: NAME(tid, iters,
+ * seed) for float type T of bit pattern UT, with FMA (fmaf or fma) and the
+ * constant tables CTAB/STAB decoded by OF. Four lanes per thread rotate
+ * (x, y) by their angle 4 * iters times; the result is the bits of the sum of
+ * all x + y in the order the PTX adds them. Each operation is written as the
+ * kernel has it, so both are exact to the bit (no contraction, fixed order). */
+#define GS_BURN_REF_ROT(NAME, T, UT, FMA, OF, CTAB, STAB)                                        \
+    UT NAME(uint32_t tid, uint32_t iters, uint32_t seed)                                        \
+    {                                                                                           \
+        T c[4], s[4], ns[4], x[4], y[4];                                                        \
+        uint32_t base = (tid << 2) + seed;                                                      \
+        for (int p = 0; p < 4; p++) {                                                           \
+            T k = (T)((base + (uint32_t)p) & 0xFFFFu);                                          \
+            c[p] = OF(CTAB[p]);                                                                 \
+            s[p] = OF(STAB[p]);                                                                 \
+            ns[p] = -s[p];                                                                      \
+            x[p] = FMA(k, (T)0x1p-16, (T)1.0);                                                  \
+            y[p] = FMA(k, (T)-0x1p-17, (T)0.5);                                                 \
+        }                                                                                       \
+        for (uint32_t i = 0; i < iters; i++)                                                    \
+            for (int step = 0; step < 4; step++)                                                \
+                for (int p = 0; p < 4; p++) {                                                   \
+                    T t0 = y[p] * ns[p];                                                        \
+                    T t1 = x[p] * s[p];                                                         \
+                    x[p] = FMA(x[p], c[p], t0);                                                 \
+                    y[p] = FMA(y[p], c[p], t1);                                                 \
+                }                                                                               \
+        T t0 = x[0] + y[0], t1 = x[1] + y[1], t2 = x[2] + y[2], t3 = x[3] + y[3];               \
+        t0 = t0 + t1;                                                                           \
+        t2 = t2 + t3;                                                                           \
+        t0 = t0 + t2;                                                                           \
+        UT bits;                                                                                \
+        memcpy(&bits, &t0, sizeof(bits));                                                       \
+        return bits;                                                                            \
     }
-    for (uint32_t i = 0; i < iters; i++)
-        for (int step = 0; step < 4; step++)
-            for (int p = 0; p < 4; p++) {
-                float t0 = y[p] * ns[p];
-                float t1 = x[p] * s[p];
-                x[p] = fmaf(x[p], c[p], t0);
-                y[p] = fmaf(y[p], c[p], t1);
-            }
-    float t0 = x[0] + y[0], t1 = x[1] + y[1], t2 = x[2] + y[2], t3 = x[3] + y[3];
-    t0 = t0 + t1;
-    t2 = t2 + t3;
-    t0 = t0 + t2;
-    uint32_t bits;
-    memcpy(&bits, &t0, sizeof(bits));
-    return bits;
-}
 
-uint64_t gs_burn_ref_rot64(uint32_t tid, uint32_t iters, uint32_t seed)
-{
-    double c[4], s[4], ns[4], x[4], y[4];
-    uint32_t base = (tid << 2) + seed;
-    for (int p = 0; p < 4; p++) {
-        double k = (double)((base + (uint32_t)p) & 0xFFFFu);
-        c[p] = f64_of(rot_c64[p]);
-        s[p] = f64_of(rot_s64[p]);
-        ns[p] = -s[p];
-        x[p] = fma(k, 0x1p-16, 1.0);
-        y[p] = fma(k, -0x1p-17, 0.5);
-    }
-    for (uint32_t i = 0; i < iters; i++)
-        for (int step = 0; step < 4; step++)
-            for (int p = 0; p < 4; p++) {
-                double t0 = y[p] * ns[p];
-                double t1 = x[p] * s[p];
-                x[p] = fma(x[p], c[p], t0);
-                y[p] = fma(y[p], c[p], t1);
-            }
-    double t0 = x[0] + y[0], t1 = x[1] + y[1], t2 = x[2] + y[2], t3 = x[3] + y[3];
-    t0 = t0 + t1;
-    t2 = t2 + t3;
-    t0 = t0 + t2;
-    uint64_t bits;
-    memcpy(&bits, &t0, sizeof(bits));
-    return bits;
-}
+GS_BURN_REF_ROT(gs_burn_ref_rot32, float, uint32_t, fmaf, f32_of, rot_c32, rot_s32)
+GS_BURN_REF_ROT(gs_burn_ref_rot64, double, uint64_t, fma, f64_of, rot_c64, rot_s64)
 
 /* A, B and C of the mma kernel as kernels.h and the PTX define them. */
 static int mma_a(uint32_t k, uint32_t seed) { return (int)((k * 5u + seed) % 7u) - 3; }

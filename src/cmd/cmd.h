@@ -12,27 +12,11 @@
 
 #include <stdbool.h>
 
-/* What main() has worked out before calling a subcommand. */
-struct gs_cmd_ctx {
-    bool demo;               /* --demo: running on the bundled simulator */
-    const char *nvml_lib;    /* library to load (NULL: default search) */
-};
+#include "core/exit.h" /* struct gs_cmd_ctx, the exit codes */
 
 enum cmd_flags {
     CMD_LONG_RUNNING = 1 << 0, /* installs its own signal handling */
 };
-
-/* Exit codes shared by all subcommands (documented in README.md). */
-enum gs_exit {
-    GS_EXIT_OK = 0,
-    GS_EXIT_FAILURE = 1,     /* runtime failure not covered below */
-    GS_EXIT_USAGE = 2,       /* bad flag, field or argument */
-    GS_EXIT_NO_NVML = 3,     /* NVML library or driver unusable */
-    GS_EXIT_NO_GPU = 4,      /* no GPU found, or none matched -i */
-    GS_EXIT_PARTIAL = 5,     /* output produced, but some GPU or field failed (e.g. GPU lost) */
-};
-/* Map an error class (enum gs_errc) to the exit code above. */
-int gs_exit_from_errc(int errc);
 
 int cmd_query(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_gpustat(int argc, char **argv, const struct gs_cmd_ctx *ctx);

@@ -15,6 +15,7 @@
 
 #include "cmd/cmd.h"
 #include "core/pyhook.h"
+#include "lib/bytes.h"
 #include "lib/roots.h"
 
 static void pyhook_usage(FILE *out)
@@ -45,15 +46,6 @@ static void sh_quote(const char *s)
     putchar('\'');
 }
 
-static const char *mib(uint64_t b, char *buf, size_t len)
-{
-    if (b >= 10ull << 30)
-        snprintf(buf, len, "%.1f GiB", (double)b / (1u << 30));
-    else
-        snprintf(buf, len, "%.0f MiB", (double)b / (1u << 20));
-    return buf;
-}
-
 static void print_stats(const struct gs_pyhook_stats *s)
 {
     char a[32], b[32], c[32], d[32], e[32];
@@ -68,8 +60,9 @@ static void print_stats(const struct gs_pyhook_stats *s)
         const struct gs_torch_dev *v = &s->devs[i];
         printf("  cuda:%d %s%s%s: allocated %s, reserved %s (cache %s, of which inactive split %s), max allocated %s,"
                " %llu allocation retries, %llu OOMs\n", v->index, v->name, v->uuid[0] ? " " : "", v->uuid,
-               mib(v->allocated, a, sizeof(a)), mib(v->reserved, b, sizeof(b)), mib(v->reserved - v->allocated, c, sizeof(c)),
-               mib(v->inactive_split, d, sizeof(d)), mib(v->max_allocated, e, sizeof(e)),
+               gs_fmt_size(v->allocated, a, sizeof(a)), gs_fmt_size(v->reserved, b, sizeof(b)),
+               gs_fmt_size(v->reserved - v->allocated, c, sizeof(c)), gs_fmt_size(v->inactive_split, d, sizeof(d)),
+               gs_fmt_size(v->max_allocated, e, sizeof(e)),
                (unsigned long long)v->alloc_retries, (unsigned long long)v->ooms);
     }
 }

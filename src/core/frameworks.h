@@ -10,14 +10,22 @@
 #ifndef GS_FRAMEWORKS_H
 #define GS_FRAMEWORKS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
-#include "health/health.h"
+/* An ML framework found on the machine and the CUDA it was built for. */
+struct gs_framework {
+    char name[24];        /* "torch", "tensorflow", "cupy" */
+    char version[40];
+    char cuda[16];        /* "12.1"; "12" when only the major is known; "" for a CPU build */
+    char path[200];       /* where it was found */
+};
+#define GS_FRAMEWORKS_MAX 16
 
-/* extra: colon-separated directories to search first (NULL: none). Fills up
- * to cap frameworks; *searched says where it looked. Returns the count. */
 /* The quoted value after key on its line (version.py, build_info.py); false if none. Exposed for the fuzzer. */
 bool gs_frameworks_quoted(const char *text, const char *key, char *out, size_t cap);
+/* extra: colon-separated directories to search first (NULL: none). Fills up
+ * to cap frameworks; *searched says where it looked. Returns the count. */
 size_t gs_frameworks_find(const char *extra, struct gs_framework *out, size_t cap, char *searched, size_t slen);
 
 #endif /* GS_FRAMEWORKS_H */

@@ -14,8 +14,6 @@
 #define GS_PREFIX "/usr/local"
 #endif
 
-static const struct gs_abi_stamp core_abi = GS_ABI_STAMP_INIT;
-
 /* "gpuscope 0.1.0, headers 0123456789abcdef, layout 0123456789abcdef" */
 static void describe(const struct gs_abi_stamp *st, char *buf, size_t len)
 {
@@ -25,9 +23,9 @@ static void describe(const struct gs_abi_stamp *st, char *buf, size_t len)
 
 static bool stamp_matches(const struct gs_abi_stamp *st)
 {
-    return st->magic == core_abi.magic && st->size == core_abi.size &&
-           !memcmp(st->version, core_abi.version, sizeof(st->version)) &&
-           !memcmp(st->headers, core_abi.headers, sizeof(st->headers)) && st->layout == core_abi.layout;
+    return st->magic == gs_binary_abi.magic && st->size == gs_binary_abi.size &&
+           !memcmp(st->version, gs_binary_abi.version, sizeof(st->version)) &&
+           !memcmp(st->headers, gs_binary_abi.headers, sizeof(st->headers)) && st->layout == gs_binary_abi.layout;
 }
 
 /* Fill err when the module loaded as h is not from this binary's build. */
@@ -40,7 +38,7 @@ static int check_stamp(void *h, const char *name, const char *path, struct gs_er
         return 0;
     if (gs_path_exe(self, sizeof(self)) < 0)
         snprintf(self, sizeof(self), "(unknown path)");
-    describe(&core_abi, mine, sizeof(mine));
+    describe(&gs_binary_abi, mine, sizeof(mine));
     if (!st)
         snprintf(theirs, sizeof(theirs), "no ABI stamp: built by an older gpuscope");
     else if (st->magic != GS_ABI_MAGIC || st->size != sizeof(*st))

@@ -10,7 +10,7 @@
 
 #include <stdbool.h>
 
-#include "backend/backend.h"
+#include "core/backend.h"
 
 /* The backends (defined in src/backend/<vendor>/). */
 extern const struct gs_backend gs_backend_nvml;

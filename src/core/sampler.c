@@ -31,7 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend/backend.h"
+#include "core/backend.h"
 #include "core/gpusel.h"
 #include "core/simwall.h"
 #include "core/hostproc.h"

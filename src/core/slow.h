@@ -17,7 +17,7 @@
 
 #include <stdint.h>
 
-#include "backend/backend.h"
+#include "core/backend.h"
 
 struct gs_slow;
 

@@ -10,7 +10,7 @@
  * them with sigtimedwait() until the next deadline. No handler, no flag races,
  * and a signal arriving mid-snapshot ends the loop right after that snapshot.
  */
-#include "cmd/cmd.h"
+#include "core/exit.h"
 #include "core/hostproc.h"
 #include "core/pyhook.h"
 #include "core/sampler.h"

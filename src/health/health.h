@@ -27,6 +27,7 @@
 
 #include "core/devholders.h"
 #include "core/err.h"
+#include "core/frameworks.h"
 #include "core/model.h"
 #include "core/sysfs.h"
 
@@ -188,14 +189,6 @@ void gs_health_add_holders(struct gs_health *h, const struct gs_dev_holder *v, s
 
 /* ---- operators' routine checks (routine.c): doctor --daily/--weekly/--monthly ---- */
 enum gs_routine { GS_ROUTINE_DAILY = 1, GS_ROUTINE_WEEKLY = 2, GS_ROUTINE_MONTHLY = 4 };
-/* An ML framework found on the machine (core/frameworks.h reads them) and the CUDA it was built for. */
-struct gs_framework {
-    char name[24];        /* "torch", "tensorflow", "cupy" */
-    char version[40];
-    char cuda[16];        /* "12.1"; "12" when only the major is known; "" for a CPU build */
-    char path[200];       /* where it was found */
-};
-#define GS_FRAMEWORKS_MAX 16
 /* Load behaviour now and a month ago from the recorder's rollups (record
  * module's gs_record_trend): under load (utilization >= 80 %), per GPU. */
 struct gs_trend_gpu {

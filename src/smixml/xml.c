@@ -9,7 +9,7 @@
  * A module (smixml.so, core/module.h) so that the core binary does not link
  * libxml2 for the commands that never write XML.
  */
-#include "cmd/cmd.h"
+#include "core/exit.h"
 #include "format/fields.h"
 #include "format/smi.h"
 

@@ -20,18 +20,10 @@
 
 #include "core/err.h"
 #include "core/pyhook.h"
+#include "lib/bytes.h"
 #include "lib/vec.h"
 
 extern char **environ;
-
-static const char *gib(uint64_t b, char *buf, size_t len)
-{
-    if (b >= 1ull << 30)
-        snprintf(buf, len, "%.1f GiB", (double)b / (1u << 30));
-    else
-        snprintf(buf, len, "%.0f MiB", (double)b / (1u << 20));
-    return buf;
-}
 
 void gs_pytorch_line(const struct gs_proc *p, char *out, size_t len)
 {
@@ -40,9 +32,11 @@ void gs_pytorch_line(const struct gs_proc *p, char *out, size_t len)
     uint64_t outside = gs_proc_has(p, GS_P_GPU_MEM) && p->gpu_mem_bytes > p->torch_reserved_bytes
                            ? p->gpu_mem_bytes - p->torch_reserved_bytes : 0;
     snprintf(out, len, "allocated %s, cache %s (inactive split %s), reserved %s, outside PyTorch %s, max allocated %s,"
-             " %llu retries, %llu OOMs", gib(p->torch_allocated_bytes, a, sizeof(a)), gib(cache, c, sizeof(c)),
-             gib(p->torch_inactive_split_bytes, s, sizeof(s)), gib(p->torch_reserved_bytes, r, sizeof(r)),
-             gs_proc_has(p, GS_P_GPU_MEM) ? gib(outside, o, sizeof(o)) : "?", gib(p->torch_max_allocated_bytes, m, sizeof(m)),
+             " %llu retries, %llu OOMs", gs_fmt_size(p->torch_allocated_bytes, a, sizeof(a)),
+             gs_fmt_size(cache, c, sizeof(c)), gs_fmt_size(p->torch_inactive_split_bytes, s, sizeof(s)),
+             gs_fmt_size(p->torch_reserved_bytes, r, sizeof(r)),
+             gs_proc_has(p, GS_P_GPU_MEM) ? gs_fmt_size(outside, o, sizeof(o)) : "?",
+             gs_fmt_size(p->torch_max_allocated_bytes, m, sizeof(m)),
              (unsigned long long)p->torch_alloc_retries, (unsigned long long)p->torch_ooms);
 }
 

@@ -17,7 +17,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend/backend.h"
+#include "core/backend.h"
 #include "backend/drm/clients.h"
 #include "backend/drm/fdinfo.h"
 

@@ -16,7 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "backend/backend.h"
+#include "core/backend.h"
 #include "backend/nvidia/nvml_load.h"
 
 struct nvml_ctx;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* exit.c - one mapping from error classes to process exit codes (see cmd.h). */
-#include "cmd/cmd.h"
+/* exit.c - one mapping from error classes to process exit codes (see exit.h). */
+#include "core/exit.h"
+
 #include "core/err.h"
 
 int gs_exit_from_errc(int errc)

@@ -1,9 +1,0 @@
-/* SPDX-License-Identifier: MIT */
-/*
- * module_stamp.c - the ABI stamp of a module (abi.h). The Makefile links this
- * file into every module and never into the binary, which compares it with its
- * own (module.c) before it calls anything in the module.
- */
-#include "core/abi.h"
-
-const struct gs_abi_stamp gs_module_abi = GS_ABI_STAMP_INIT;

@@ -32,12 +32,6 @@ const char *gs_sys_root(void)
     return r ? r : "";
 }
 
-const char *gs_sysfs_dir(void)
-{
-    const char *r = env_set("GPUSCOPE_SYSFS_ROOT");
-    return r ? r : "/sys";
-}
-
 int gs_path(char *buf, size_t cap, const char *fmt, ...)
 {
     va_list ap;

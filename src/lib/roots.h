@@ -2,9 +2,10 @@
 /*
  * roots.h - where /proc and /sys are, and paths built under them. Tests and
  * containers move both: $GPUSCOPE_PROC_ROOT replaces /proc; $GPUSCOPE_SYS_ROOT
- * is a prefix under which the DRM and PCI readers find sys/ (and
- * usr/share/libdrm/); $GPUSCOPE_SYSFS_ROOT replaces /sys for the NVML backend's
- * slot lookup. An empty variable counts as unset. A path is built whole or not
+ * is a prefix under which every sysfs reader (DRM, the PCI scan, NVML's slot
+ * lookup) finds sys/ (and the DRM backend usr/share/libdrm/). One name, one
+ * meaning: a root holds sys/, as a container's or a chroot's does. An empty
+ * variable counts as unset. A path is built whole or not
  * at all: one that does not fit its buffer is an error, never a cut path.
  * Roots are returned borrowed (the environment's or a static string), without
  * a trailing slash added or removed.
@@ -24,8 +25,6 @@ const char *gs_proc_root(const char *root);
 const char *gs_proc_root_env(const char *override);
 /* $GPUSCOPE_SYS_ROOT, or "" for the real one: /sys is "<root>/sys". */
 const char *gs_sys_root(void);
-/* $GPUSCOPE_SYSFS_ROOT, or "/sys": the /sys tree itself (NVML's slot lookup). */
-const char *gs_sysfs_dir(void);
 
 /* printf into buf (cap bytes). Returns 0, or -ENAMETOOLONG (errno set, buf "")
  * when the path would not fit: a cut path must never be opened. */

@@ -200,22 +200,22 @@ static void nvml_static_inforom(struct nvml_sread *t)
 }
 
 /* The slot's own maximum generation: the upstream bridge's max_link_speed in
- * sysfs (NVML has no call for it). GPUSCOPE_SYSFS_ROOT moves /sys for tests (lib/roots.h). */
+ * sysfs (NVML has no call for it), under $GPUSCOPE_SYS_ROOT as every sysfs reader (lib/roots.h). */
 static void nvml_static_host_max(struct nvml_sread *t)
 {
     static const struct { const char *speed; unsigned gen; } gens[] = {
         { "2.5 GT/s", 1 }, { "5.0 GT/s", 2 }, { "8.0 GT/s", 3 }, { "16.0 GT/s", 4 },
         { "32.0 GT/s", 5 }, { "64.0 GT/s", 6 },
     };
-    char path[512], real[PATH_MAX], speed[64] = "";
+    char rel[64], path[512], real[PATH_MAX], speed[64] = "";
     struct gs_static *st = t->st;
     FILE *fp;
 
     if (!gs_static_has(st, GS_S_PCI))
         return;
-    if (gs_path(path, sizeof(path), "%s/bus/pci/devices/%04x:%02x:%02x.0", gs_sysfs_dir(),
-                st->pci_domain & 0xFFFFu, st->pci_bus & 0xFFu, st->pci_device & 0x1Fu) < 0 ||
-        !realpath(path, real))
+    snprintf(rel, sizeof(rel), "bus/pci/devices/%04x:%02x:%02x.0", st->pci_domain & 0xFFFFu,
+             st->pci_bus & 0xFFu, st->pci_device & 0x1Fu);
+    if (gs_sys_path(path, sizeof(path), rel) < 0 || !realpath(path, real))
         return;
     char *slash = strrchr(real, '/');
     if (!slash || gs_path(slash, sizeof(real) - (size_t)(slash - real), "/max_link_speed") < 0)

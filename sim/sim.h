@@ -152,6 +152,12 @@ struct nvmlDevice_st *gs_sim_handle(nvmlDevice_t dev);
 nvmlReturn_t gs_sim_end(struct sim_call *c, nvmlReturn_t r);
 /* Count a call that needs no lock (nvmlErrorString). */
 void gs_sim_count(enum sim_sym sym);
+/* The cost model (sim_cost.c, GPUSCOPE_SIM_CALL_COST_US): spend what a call of this
+ * function, of a stub by name, or n entries of a field-values call cost on a driver.
+ * Called before the lock is taken; nothing when the model is off. */
+void gs_sim_cost_sym(enum sim_sym sym);
+void gs_sim_cost_name(const char *name);
+void gs_sim_cost_fields(int n);
 
 #define SIM_BEGIN(fn)                                                  \
     struct sim_call c;                                                 \

@@ -375,6 +375,7 @@ static nvmlReturn_t sim_field_pcie(struct sim_call *c, unsigned id, unsigned lon
 
 nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
 {
+    gs_sim_cost_fields(valuesCount); /* each entry is a query in the driver (sim_cost.c) */
     SIM_BEGIN_DEV(nvmlDeviceGetFieldValues, device, GS_SCN_F_FIELD_VALUES);
     if (valuesCount < 0 || (valuesCount > 0 && !values))
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);

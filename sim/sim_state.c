@@ -196,6 +196,7 @@ void gs_sim_count(enum sim_sym sym)
     pthread_once(&sim_live_once, sim_live_open);
     if (sim_live)
         __atomic_fetch_add(&sim_live[sym].count, 1, __ATOMIC_RELAXED);
+    gs_sim_cost_sym(sym);
 }
 
 static void sim_write_stats(void)

@@ -123,6 +123,7 @@ struct sim_state {
     unsigned v3_entry_bytes;          /* 24, or 32 on r535early */
     int version_before_init;          /* nvmlSystemGetNVMLVersion works before init (535+) */
     int fields_r575;                  /* field values 269-271 (HW thermal / power brake time) answered */
+    int fields_r520;                  /* field value 165 (NVLink state, scopeId = link) answered */
 };
 
 extern struct sim_state gs_sim;

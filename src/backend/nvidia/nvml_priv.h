@@ -89,6 +89,7 @@ struct nvml_device {
     struct gs_fmask sched_force;
     /* throttle time and NVLink (health counters) */
     bool nvlink_known;                 /* nvlinks read (field 91) */
+    bool nvlink_state_fv_refused;      /* field 165 refused: link state by one call per link */
     uint32_t nvlinks;                  /* links present, 0 = none */
     uint32_t ecc_loc_unsup;            /* ECC (type, counter, location) entries answered NOT_SUPPORTED */
     atomic_ullong depr[GS_F_MAX / 64]; /* GS_F_* bits answered DEPRECATED (also in unsup) */

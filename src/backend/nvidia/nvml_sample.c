@@ -532,6 +532,37 @@ static void nvml_read_fv_fast(struct nvml_tick *t, const struct nvml_reader *rd)
         nvml_fv_extra(t, &l.fv[l.extra], l.extra_idx, l.nextra, r);
 }
 
+/* Every link's state in one field-values call (field 165, scopeId = link) instead of
+ * one nvmlDeviceGetNvLinkState per link; true when it answered (*r: SUCCESS or
+ * GPU_IS_LOST). A driver or GPU that refuses the field for any link (older
+ * headers than CUDA 11.8, a GPU without it) gets the per-link calls from then on. */
+static bool nvml_nvlink_state_fv(struct nvml_tick *t, nvmlReturn_t *r)
+{
+    nvmlFieldValue_t fv[NVML_NVLINK_MAX_LINKS];
+    int n = (int)t->d->nvlinks;
+
+    if (t->d->nvlink_state_fv_refused || !t->f->field_values)
+        return false;
+    memset(fv, 0, sizeof(fv));
+    for (int lk = 0; lk < n; lk++) {
+        fv[lk].fieldId = NVML_FI_DEV_NVLINK_GET_STATE;
+        fv[lk].scopeId = (unsigned)lk;
+    }
+    *r = t->f->field_values(t->d->handle, n, fv);
+    if (*r == NVML_ERROR_GPU_IS_LOST)
+        return true;
+    for (int lk = 0; lk < n && *r == NVML_SUCCESS; lk++)
+        *r = fv[lk].nvmlReturn;
+    if (*r != NVML_SUCCESS) {
+        t->d->nvlink_state_fv_refused = true;
+        return false;
+    }
+    for (int lk = 0; lk < n; lk++)
+        if (nvml_fv_u64(&fv[lk]) != NVML_FEATURE_ENABLED)
+            t->s->nvlink_down_mask |= UINT64_C(1) << lk;
+    return true;
+}
+
 /* NVLink state per link (on the read schedule: links rarely change). The link
  * count comes with the field values, or from its own call when only the state is wanted. */
 static void nvml_read_nvlink(struct nvml_tick *t, const struct nvml_reader *rd)
@@ -555,6 +586,10 @@ static void nvml_read_nvlink(struct nvml_tick *t, const struct nvml_reader *rd)
     }
     t->s->nvlink_count = t->d->nvlinks;
     t->s->nvlink_down_mask = 0;
+    if (nvml_nvlink_state_fv(t, &r)) {
+        nvml_put(t, rd_mask(rd), r, rd->what);
+        return;
+    }
     r = NVML_SUCCESS;
     for (uint32_t lk = 0; lk < t->d->nvlinks && r == NVML_SUCCESS; lk++) {
         nvmlEnableState_t on = NVML_FEATURE_DISABLED;

@@ -206,7 +206,7 @@ static void test_nvlink_state_fields(void **state)
     nvlink_ticks(&fx, fv, st);
     for (int k = 0; k < 3; k++) {
         assert_int_equal(st[k], 0);     /* no per-link call */
-        assert_int_equal(fv[k], 2);     /* the tick's field values, and the 18 link states */
+        assert_int_equal(fv[k], 3);     /* the tick's field values, the slow counters, the 18 link states */
     }
     sim_fx_close(&fx);
     sim_setup("r470", scn, NULL);
@@ -216,6 +216,75 @@ static void test_nvlink_state_fields(void **state)
     for (int k = 0; k < 3; k++)
         assert_int_equal(st[k], 18);    /* ... so one call per link, every time */
     assert_int_equal(fv[1], fv[2]);
+    sim_fx_close(&fx);
+    unsetenv("GPUSCOPE_READ_PERIOD_MS");
+    unsetenv("GPUSCOPE_SIM_CLOCK");
+}
+
+/* ---- the slow counters (ECC mode and totals, retired pages, PCIe replays, remapped rows) in one
+ * field-values call; a driver refusing field values gets the ten calls, decided at once */
+static const char *const slow_fns[] = { "nvmlDeviceGetTotalEccErrors", "nvmlDeviceGetEccMode",
+                                        "nvmlDeviceGetPcieReplayCounter", "nvmlDeviceGetRemappedRows",
+                                        "nvmlDeviceGetRetiredPages", "nvmlDeviceGetRetiredPagesPendingStatus" };
+
+static unsigned long long slow_calls(void)
+{
+    unsigned long long n = 0;
+    for (size_t i = 0; i < sizeof(slow_fns) / sizeof(slow_fns[0]); i++)
+        n += sim_calls(slow_fns[i]);
+    return n;
+}
+
+static void slow_ticks(struct sim_fx *fx, unsigned long long fn[3], unsigned long long fv[3])
+{
+    for (int k = 0; k < 3; k++) {
+        unsigned long long f0 = sim_calls("nvmlDeviceGetFieldValues"), n0 = slow_calls();
+        assert_int_equal(sim_fx_snap(fx), 0);
+        fv[k] = sim_calls("nvmlDeviceGetFieldValues") - f0;
+        fn[k] = slow_calls() - n0;
+        const struct gs_sample *s = &fx->snap.gpus[0].s;
+        assert_true(gs_sample_has(s, GS_F_ECC_VOL_CORR) && gs_sample_has(s, GS_F_REMAP_CORR));
+        assert_int_equal(s->ecc_vol_corrected, 5);
+        assert_int_equal(s->ecc_vol_uncorrected, 2);
+        assert_int_equal(s->ecc_agg_corrected, 9);
+        assert_int_equal(s->ecc_mode_current, 1);
+        assert_int_equal(s->pcie_replay_count, 7);
+        assert_int_equal(s->retired_sbe_pages, 4);
+        assert_int_equal(s->remap_corr_rows, 3);
+        assert_int_equal(s->remap_pending, 1);
+    }
+}
+
+static void test_slow_counter_fields(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    unsigned long long fn[3], fv[3];
+    (void)state;
+    NEED_SIM("current");
+    const char *scn = "gpu count=1 name=\"Test GPU\" ecc_sbe_volatile=5 ecc_dbe_volatile=2 ecc_sbe_aggregate=9 "
+                      "pcie_replay=7 retired_sbe=4 remapped_cor=3 remap_pending=1\n";
+    setenv("GPUSCOPE_READ_PERIOD_MS", "0", 1); /* every reading at every tick */
+    setenv("GPUSCOPE_SIM_CLOCK", "fixed:5", 1);
+    sim_setup("current", sim_write_scenario(scn), NULL);
+    fx.o.want_host = false;
+    assert_int_equal(sim_fx_open(&fx), 0);
+    slow_ticks(&fx, fn, fv);
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(fn[k], 0); /* none of the ten calls */
+        assert_int_equal(fv[k], 2); /* the tick's field values and the slow counters' */
+    }
+    sim_fx_close(&fx);
+    char *two = malloc(strlen(scn) + 64);
+    assert_non_null(two);
+    snprintf(two, strlen(scn) + 64, "%sgpu 0 unsupported=field_values\n", scn);
+    sim_setup("current", sim_write_scenario(two), NULL);
+    free(two);
+    assert_int_equal(sim_fx_open(&fx), 0);
+    slow_ticks(&fx, fn, fv);
+    assert_int_equal(fn[0], 10);        /* refused: the functions, at once ... */
+    assert_int_equal(fn[1], 10);
+    assert_int_equal(fv[1], fv[2]);     /* ... and field values not asked again for them */
+    assert_true(fv[0] > fv[1]);
     sim_fx_close(&fx);
     unsetenv("GPUSCOPE_READ_PERIOD_MS");
     unsetenv("GPUSCOPE_SIM_CLOCK");
@@ -420,7 +489,8 @@ static void test_nvlink_schedule(void **state)
     assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_NVLINK_STATE));
     assert_int_equal(fx.snap.gpus[0].s.nvlink_count, 18);
     /* other slow readings come every 40 ms; link state not before 5 periods have passed */
-    unsigned long long n1 = sim_calls("nvmlDeviceGetNvLinkState"), ecc = sim_calls("nvmlDeviceGetEccMode");
+    unsigned long long n1 = sim_calls("nvmlDeviceGetNvLinkState");
+    unsigned long long lim = sim_calls("nvmlDeviceGetPowerManagementLimit");
     while (sim_calls("nvmlDeviceGetNvLinkState") == n1 && mono_ms() - t0 < 20000) {
         usleep(10000);
         uint64_t before = mono_ms();
@@ -441,7 +511,7 @@ static void test_nvlink_schedule(void **state)
         assert_int_equal(sim_fx_snap(&fx), 0);
     }
     assert_int_equal(sim_calls("nvmlDeviceGetNvLinkState") - n1, 2 * 18);
-    assert_true(sim_calls("nvmlDeviceGetEccMode") > ecc);
+    assert_true(sim_calls("nvmlDeviceGetPowerManagementLimit") > lim);
     sim_close(fx.s);
 
     /* a long period: only the Xid brings GPU 1's link state back, in the tick that drains it */
@@ -576,6 +646,7 @@ int main(void)
         cmocka_unit_test(test_xid_events),
         cmocka_unit_test(test_nvlink_schedule),
         cmocka_unit_test(test_nvlink_state_fields),
+        cmocka_unit_test(test_slow_counter_fields),
         cmocka_unit_test(test_host_facts),
         cmocka_unit_test(test_pid_vanishes),
         cmocka_unit_test(test_describe),

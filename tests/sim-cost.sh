@@ -27,7 +27,7 @@ assert lib.nvmlInit_v2() == 0
 dev = ctypes.c_void_p()
 assert lib.nvmlDeviceGetHandleByIndex_v2(0, ctypes.byref(dev)) == 0
 v = ctypes.c_uint()
-fv = (ctypes.c_ubyte * (32 * 10))()  # ten nvmlFieldValue_t, fieldId 0: NOT_SUPPORTED entries
+fv = (ctypes.c_ubyte * (40 * 10))()  # ten 40-byte nvmlFieldValue_t, fieldId 0: NOT_SUPPORTED entries
 def call():
     if kind == "get":
         return lib.nvmlDeviceGetTemperature(dev, 0, ctypes.byref(v))

@@ -19,7 +19,7 @@
 # defaults: what a user pays, docs/SIMULATOR.md "Cost model"; nvmlInit's estimated 20 ms
 # dominates a one-shot), and with the cost model on but nvmlInit free (the calls after init).
 # Targets (on wall time): free: json <= 1.5x bare, <= 5 ms, <= 4 MiB; csv <= 1.0x bare
-# (issue 11); cost model on: json <= 1.2x bare (issue 24).
+# (issue 11); cost model on: json <= 1.2x bare (issue 24). Last, each command's NVML calls per GPU.
 set -uo pipefail
 cd "$(dirname "$0")/.." || exit 2
 ROOT=$(pwd)
@@ -108,8 +108,22 @@ def run_mode(label, extra):
     return ok
 
 
+def calls_per_gpu(argv):
+    """NVML calls of one run (the simulator's GPUSCOPE_SIM_STATS), per GPU of bench-8x64."""
+    path = os.path.join(os.environ.get("TMPDIR", "/tmp"), f"gs-oneshot-stats-{os.getpid()}")
+    try:
+        subprocess.run(argv, stdout=subprocess.DEVNULL, env=dict(os.environ, GPUSCOPE_SIM_STATS=path), check=True)
+        with open(path) as f:
+            return sum(int(line.split()[1]) for line in f if len(line.split()) == 2) / 8
+    finally:
+        if os.path.exists(path):
+            os.unlink(path)
+
+
 ok = True
 for label, extra in MODES:
     ok = run_mode(label, extra) and ok
+print("NVML calls per GPU, one run each (simulator counters): " +
+      ", ".join(f"{k} {calls_per_gpu(argv):.1f}" for k, argv in CMDS if k != "json-noproc"))
 print("one-shot targets:", "all met" if ok else "NOT all met")
 PY

@@ -407,6 +407,53 @@ static void set_clock(const char *path, double t)
     fclose(f);
 }
 
+/* ---- a PID on several GPUs is named by the driver once; a GPU dropping it drops its share ---- */
+static const char *proc_name(const struct gs_gpu *g, uint32_t pid)
+{
+    for (uint32_t i = 0; i < g->nprocs; i++)
+        if (g->procs[i].pid == pid)
+            return g->procs[i].name;
+    return NULL;
+}
+
+static void test_names_across_gpus(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    char clock[64], env[80];
+    (void)state;
+    NEED_SIM("current");
+    const char *scn = sim_write_scenario("gpu count=3 name=\"Test GPU\"\n"
+                                         "proc 0 pid=4242 name=trainer mem=1GiB exit=10\n"
+                                         "proc 0 pid=4242 name=trainer mem=1GiB start=30\n"
+                                         "proc 1-2 pid=4242 name=trainer mem=1GiB\n"
+                                         "proc 2 pid=4343 name=other mem=1GiB\n");
+    sim_setup("current", scn, NULL);
+    snprintf(clock, sizeof(clock), "/tmp/gs-test-names-%d", (int)getpid());
+    snprintf(env, sizeof(env), "file:%s", clock);
+    setenv("GPUSCOPE_SIM_CLOCK", env, 1);
+    set_clock(clock, 1);
+    fx.o.want_host = false;
+    assert_int_equal(sim_fx_open(&fx), 0);
+    unsigned long long n0 = sim_calls("nvmlSystemGetProcessName");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlSystemGetProcessName") - n0, 2); /* 4242 once for three GPUs, 4343 */
+    for (unsigned g = 0; g < 3; g++)
+        assert_string_equal(proc_name(&fx.snap.gpus[g], 4242), "trainer");
+    assert_string_equal(proc_name(&fx.snap.gpus[2], 4343), "other");
+    set_clock(clock, 20); /* 4242 leaves GPU 0, whose name the others' copies came from */
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_null(proc_name(&fx.snap.gpus[0], 4242));
+    assert_string_equal(proc_name(&fx.snap.gpus[1], 4242), "trainer");
+    set_clock(clock, 40); /* and comes back: asked again, as a new PID on that GPU is */
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_string_equal(proc_name(&fx.snap.gpus[0], 4242), "trainer");
+    assert_string_equal(proc_name(&fx.snap.gpus[2], 4242), "trainer");
+    assert_int_equal(sim_calls("nvmlSystemGetProcessName") - n0, 3);
+    sim_fx_close(&fx);
+    unsetenv("GPUSCOPE_SIM_CLOCK");
+    unlink(clock);
+}
+
 static void test_xid_events(void **state)
 {
     struct sim_fx fx = SIM_FX_INIT;
@@ -647,6 +694,7 @@ int main(void)
         cmocka_unit_test(test_nvlink_schedule),
         cmocka_unit_test(test_nvlink_state_fields),
         cmocka_unit_test(test_slow_counter_fields),
+        cmocka_unit_test(test_names_across_gpus),
         cmocka_unit_test(test_host_facts),
         cmocka_unit_test(test_pid_vanishes),
         cmocka_unit_test(test_describe),

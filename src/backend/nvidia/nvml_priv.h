@@ -34,6 +34,16 @@ struct nvml_pname {
     char *name; /* owned; NULL when the driver could not say */
 };
 
+/* The context's index of the names its GPUs hold (nvml_procs.c): a PID listed on
+ * several GPUs is asked of the driver once, not once per GPU. A slot points at
+ * the name of one GPU's entry and is cleared when that entry goes. */
+#define NVML_XNAME_SLOTS 512u
+struct nvml_xname {
+    uint32_t pid;
+    bool set;
+    const char *name; /* a GPU's nvml_pname.name (NULL: the driver had none) */
+};
+
 /* The longest process name asked of the driver (Linux's PATH_MAX). */
 #define NVML_PNAME_MAX 4096
 
@@ -114,6 +124,7 @@ struct nvml_ctx {
     nvmlEventSet_t events;             /* created on the first events() call */
     bool events_tried;                 /* ... which happens once */
     uint64_t sched_period_ns;          /* slow-changing readings: read this often (and on events) */
+    struct nvml_xname xnames[NVML_XNAME_SLOTS]; /* names any GPU holds, by PID (sampler thread) */
     nvmlGpmMetricsGet_t *gpm_get;      /* the one GPM request buffer (main thread), or NULL */
 };
 

@@ -123,6 +123,7 @@ struct sim_state {
     unsigned v3_entry_bytes;          /* 24, or 32 on r535early */
     int version_before_init;          /* nvmlSystemGetNVMLVersion works before init (535+) */
     int fields_r575;                  /* field values 269-271 (HW thermal / power brake time) answered */
+    int fields_r520;                  /* field value 165 (NVLink state, scopeId = link) answered */
 };
 
 extern struct sim_state gs_sim;
@@ -152,6 +153,12 @@ struct nvmlDevice_st *gs_sim_handle(nvmlDevice_t dev);
 nvmlReturn_t gs_sim_end(struct sim_call *c, nvmlReturn_t r);
 /* Count a call that needs no lock (nvmlErrorString). */
 void gs_sim_count(enum sim_sym sym);
+/* The cost model (sim_cost.c, GPUSCOPE_SIM_CALL_COST_US): spend what a call of this
+ * function, of a stub by name, or n entries of a field-values call cost on a driver.
+ * Called before the lock is taken; nothing when the model is off. */
+void gs_sim_cost_sym(enum sim_sym sym);
+void gs_sim_cost_name(const char *name);
+void gs_sim_cost_fields(int n);
 
 #define SIM_BEGIN(fn)                                                  \
     struct sim_call c;                                                 \

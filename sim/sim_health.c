@@ -19,7 +19,7 @@ enum {
     SIM_FI_ENERGY2 = 191, SIM_FI_POWER_REQUESTED = 192, SIM_FI_T_SHUTDOWN = 193, SIM_FI_T_SLOWDOWN = 194,
     SIM_FI_T_MEM_MAX = 195, SIM_FI_T_GPU_MAX = 196, SIM_FI_PCIE_TX_BYTES = 197, SIM_FI_PCIE_RX_BYTES = 198,
     SIM_FI_RESET_STATUS = 226, SIM_FI_DRAIN_RESET = 227, SIM_FI_RECOVERY = 230, SIM_FI_EDPP = 274,
-    SIM_FI_REPLAY_ROLLOVER = 95, SIM_FI_ATOMICS_OUT = 228, SIM_FI_ATOMICS_IN = 229
+    SIM_FI_REPLAY_ROLLOVER = 95, SIM_FI_ATOMICS_OUT = 228, SIM_FI_ATOMICS_IN = 229, SIM_FI_NVLINK_STATE = 165
 };
 
 /* ---- ECC ---------------------------------------------------------------------------- */
@@ -359,6 +359,20 @@ static nvmlReturn_t sim_field_scoped(struct sim_call *c, const nvmlFieldValue_t 
     return NVML_ERROR_NOT_SUPPORTED;
 }
 
+/* NVLink state of link scopeId (165, R520+ headers): NVML_FEATURE_ENABLED while the link is up;
+ * as nvmlDeviceGetNvLinkState, NOT_SUPPORTED without links, INVALID_ARGUMENT past the last one. */
+static nvmlReturn_t sim_field_nvlink_state(struct sim_call *c, const nvmlFieldValue_t *f, unsigned long long *v)
+{
+    unsigned n = gs_sim_u32(c, GS_SCN_N_NVLINKS);
+    if (!gs_sim.fields_r520 || gs_sim_unsupported(c->gpu, GS_SCN_F_NVLINK) || n == 0)
+        return NVML_ERROR_NOT_SUPPORTED;
+    if (f->scopeId >= n || f->scopeId >= NVML_NVLINK_MAX_LINKS)
+        return NVML_ERROR_INVALID_ARGUMENT;
+    unsigned long long down = gs_sim_u64(c, GS_SCN_N_NVLINK_DOWN);
+    *v = f->scopeId < 64 && (down >> f->scopeId) & 1 ? NVML_FEATURE_DISABLED : NVML_FEATURE_ENABLED;
+    return NVML_SUCCESS;
+}
+
 /* PCIe replay rollovers (95) and the atomics masks (228, 229: 13.x headers). */
 static nvmlReturn_t sim_field_pcie(struct sim_call *c, unsigned id, unsigned long long *v)
 {
@@ -375,6 +389,7 @@ static nvmlReturn_t sim_field_pcie(struct sim_call *c, unsigned id, unsigned lon
 
 nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvmlFieldValue_t *values)
 {
+    gs_sim_cost_fields(valuesCount); /* each entry is a query in the driver (sim_cost.c) */
     SIM_BEGIN_DEV(nvmlDeviceGetFieldValues, device, GS_SCN_F_FIELD_VALUES);
     if (valuesCount < 0 || (valuesCount > 0 && !values))
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
@@ -385,6 +400,8 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvml
         nvmlReturn_t r = NVML_ERROR_NOT_FOUND;
         if ((f->fieldId == SIM_FI_POWER_AVG || f->fieldId == SIM_FI_POWER_INSTANT) && f->scopeId != 0)
             r = sim_field_scoped(&c, f, &v);
+        else if (f->fieldId == SIM_FI_NVLINK_STATE)
+            r = sim_field_nvlink_state(&c, f, &v);
         else if (f->fieldId == SIM_FI_REPLAY_ROLLOVER || f->fieldId == SIM_FI_ATOMICS_OUT ||
                  f->fieldId == SIM_FI_ATOMICS_IN)
             r = sim_field_pcie(&c, f->fieldId, &v);
@@ -396,7 +413,7 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvml
         f->latencyUsec = 0;
         f->nvmlReturn = r;
         f->valueType = f->fieldId == SIM_FI_NVLINK_COUNT || f->fieldId == SIM_FI_MEMORY_TEMP ||
-                               f->fieldId >= SIM_FI_RESET_STATUS ||
+                               f->fieldId >= SIM_FI_RESET_STATUS || f->fieldId == SIM_FI_NVLINK_STATE ||
                                (f->fieldId >= SIM_FI_POWER_AVG && f->fieldId <= SIM_FI_T_GPU_MAX &&
                                 f->fieldId != SIM_FI_ENERGY2)
                            ? NVML_VALUE_TYPE_UNSIGNED_INT

@@ -140,6 +140,8 @@ static void sim_profile_detect(void)
     gs_sim.version_before_init = cc;
     /* the newest profile stands for R575+, whose field values include 269-271 */
     gs_sim.fields_r575 = sim_exported[SIM_SYM_nvmlDeviceGetTemperatureV];
+    /* field 165 (NVLink state per link) came with the CUDA 11.8 header (R520): not on r470 */
+    gs_sim.fields_r520 = sim_exported[SIM_SYM_nvmlDeviceGetNumFans];
 }
 
 static void sim_profile(void)
@@ -196,6 +198,7 @@ void gs_sim_count(enum sim_sym sym)
     pthread_once(&sim_live_once, sim_live_open);
     if (sim_live)
         __atomic_fetch_add(&sim_live[sym].count, 1, __ATOMIC_RELAXED);
+    gs_sim_cost_sym(sym);
 }
 
 static void sim_write_stats(void)

@@ -21,8 +21,10 @@
 
 static void stub_count(unsigned idx)
 {
-    if (idx < gs_sim_stub_n)
+    if (idx < gs_sim_stub_n) {
         __atomic_fetch_add(&gs_sim_stub_calls[idx], 1, __ATOMIC_RELAXED);
+        gs_sim_cost_name(gs_sim_stub_names[idx]);
+    }
 }
 
 /* The common checks, lock held by the caller. */

@@ -67,6 +67,83 @@ static void test_temperature_v_matches_legacy(void **state)
     stop(h);
 }
 
+/* ---- field values that stand for functions: the same answer both ways ------------------------ */
+
+static nvmlReturn_t one_field(void *h, nvmlDevice_t d, unsigned id, unsigned scope, unsigned long long *v)
+{
+    nvmlFieldValue_t fv;
+    memset(&fv, 0, sizeof(fv));
+    fv.fieldId = id;
+    fv.scopeId = scope;
+    assert_int_equal(F(h, nvmlDeviceGetFieldValues)(d, 1, &fv), NVML_SUCCESS);
+    *v = fv.valueType == NVML_VALUE_TYPE_UNSIGNED_INT ? fv.value.uiVal : fv.value.ullVal;
+    return fv.nvmlReturn;
+}
+
+/* Field 165 (NVLink state, scopeId = link) answers per entry as nvmlDeviceGetNvLinkState does,
+ * on R520+ profiles; r470 (CUDA 11.4 header) does not know it. */
+static void test_nvlink_state_field(void **state)
+{
+    (void)state;
+    const char *p = sim_dl_scenario(tmpdir, "nvl", "gpu count=2 nvlinks=18 nvlink_down=0x20080\ngpu 1 nvlinks=0\n");
+    void *h = start("current", p, "fixed:5");
+    nvmlDevice_t d = dev(h, 0);
+    unsigned long long v = 0;
+    for (unsigned lk = 0; lk < 18; lk++) {
+        nvmlEnableState_t on = NVML_FEATURE_DISABLED;
+        assert_int_equal(F(h, nvmlDeviceGetNvLinkState)(d, lk, &on), NVML_SUCCESS);
+        assert_int_equal(one_field(h, d, 165, lk, &v), NVML_SUCCESS);
+        assert_int_equal(v, on);
+        assert_int_equal(v, lk == 7 || lk == 17 ? NVML_FEATURE_DISABLED : NVML_FEATURE_ENABLED);
+    }
+    assert_int_equal(one_field(h, d, 165, 18, &v), NVML_ERROR_INVALID_ARGUMENT); /* past the last link */
+    assert_int_equal(one_field(h, dev(h, 1), 165, 0, &v), NVML_ERROR_NOT_SUPPORTED); /* no links */
+    stop(h);
+    h = start("r470", p, "fixed:5");
+    assert_int_equal(one_field(h, dev(h, 0), 165, 0, &v), NVML_ERROR_NOT_SUPPORTED);
+    stop(h);
+}
+
+/* The slow counters gpuscope reads as fields (1-6, 29-31, 94, 142-145) against their functions. */
+static void test_slow_counter_fields_match(void **state)
+{
+    (void)state;
+    const char *p = sim_dl_scenario(tmpdir, "slow", "gpu count=2 ecc_sbe_volatile=5 ecc_dbe_volatile=2 "
+                                    "ecc_sbe_aggregate=9 pcie_replay=7 retired_sbe=4 retired_pending=1 "
+                                    "remapped_cor=3 remap_pending=1\ngpu 1 ecc=off\n");
+    void *h = start("current", p, "fixed:5");
+    for (unsigned g = 0; g < 2; g++) {
+        nvmlDevice_t d = dev(h, g);
+        unsigned long long v = 0, n = 0;
+        for (unsigned k = 0; k < 4; k++) { /* 3-6: SBE/DBE volatile, SBE/DBE aggregate */
+            nvmlReturn_t r = F(h, nvmlDeviceGetTotalEccErrors)(d, (nvmlMemoryErrorType_t)(k & 1),
+                                                             (nvmlEccCounterType_t)(k >> 1), &n);
+            assert_int_equal(one_field(h, d, 3 + k, 0, &v), r);
+            if (r == NVML_SUCCESS)
+                assert_int_equal(v, n);
+        }
+        unsigned u = 0, cor = 0, unc = 0, pend = 0, fail = 0;
+        assert_int_equal(F(h, nvmlDeviceGetPcieReplayCounter)(d, &u), NVML_SUCCESS);
+        assert_int_equal(one_field(h, d, 94, 0, &v), NVML_SUCCESS);
+        assert_int_equal(v, u);
+        unsigned cnt = 0;
+        assert_true(F(h, nvmlDeviceGetRetiredPages)(d, NVML_PAGE_RETIREMENT_CAUSE_MULTIPLE_SINGLE_BIT_ECC_ERRORS,
+                                                     &cnt, NULL) <= NVML_ERROR_INSUFFICIENT_SIZE);
+        assert_int_equal(one_field(h, d, 29, 0, &v), NVML_SUCCESS);
+        assert_int_equal(v, cnt);
+        nvmlEnableState_t st = NVML_FEATURE_DISABLED;
+        assert_int_equal(F(h, nvmlDeviceGetRetiredPagesPendingStatus)(d, &st), NVML_SUCCESS);
+        assert_int_equal(one_field(h, d, 31, 0, &v), NVML_SUCCESS);
+        assert_int_equal(v != 0, st == NVML_FEATURE_ENABLED);
+        assert_int_equal(F(h, nvmlDeviceGetRemappedRows)(d, &cor, &unc, &pend, &fail), NVML_SUCCESS);
+        assert_int_equal(one_field(h, d, 142, 0, &v), NVML_SUCCESS);
+        assert_int_equal(v, cor);
+        assert_int_equal(one_field(h, d, 144, 0, &v), NVML_SUCCESS);
+        assert_int_equal(v, pend);
+    }
+    stop(h);
+}
+
 /* ---- functions the simulator does not model ------------------------------------------------ */
 
 typedef nvmlReturn_t (*board_fn)(nvmlDevice_t, unsigned *);
@@ -139,6 +216,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_temperature_v_matches_legacy),
+        cmocka_unit_test(test_nvlink_state_field),
+        cmocka_unit_test(test_slow_counter_fields_match),
         cmocka_unit_test(test_stub_protocol),
         cmocka_unit_test(test_stub_stats),
     };

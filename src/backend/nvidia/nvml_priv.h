@@ -34,6 +34,16 @@ struct nvml_pname {
     char *name; /* owned; NULL when the driver could not say */
 };
 
+/* The context's index of the names its GPUs hold (nvml_procs.c): a PID listed on
+ * several GPUs is asked of the driver once, not once per GPU. A slot points at
+ * the name of one GPU's entry and is cleared when that entry goes. */
+#define NVML_XNAME_SLOTS 512u
+struct nvml_xname {
+    uint32_t pid;
+    bool set;
+    const char *name; /* a GPU's nvml_pname.name (NULL: the driver had none) */
+};
+
 /* The longest process name asked of the driver (Linux's PATH_MAX). */
 #define NVML_PNAME_MAX 4096
 
@@ -89,6 +99,8 @@ struct nvml_device {
     struct gs_fmask sched_force;
     /* throttle time and NVLink (health counters) */
     bool nvlink_known;                 /* nvlinks read (field 91) */
+    bool nvlink_state_fv_refused;      /* field 165 refused: link state by one call per link */
+    uint32_t fvs_refused;              /* bit per enum nvml_fvs: that field refused (nvml_fvslow.c) */
     uint32_t nvlinks;                  /* links present, 0 = none */
     uint32_t ecc_loc_unsup;            /* ECC (type, counter, location) entries answered NOT_SUPPORTED */
     atomic_ullong depr[GS_F_MAX / 64]; /* GS_F_* bits answered DEPRECATED (also in unsup) */
@@ -112,6 +124,7 @@ struct nvml_ctx {
     nvmlEventSet_t events;             /* created on the first events() call */
     bool events_tried;                 /* ... which happens once */
     uint64_t sched_period_ns;          /* slow-changing readings: read this often (and on events) */
+    struct nvml_xname xnames[NVML_XNAME_SLOTS]; /* names any GPU holds, by PID (sampler thread) */
     nvmlGpmMetricsGet_t *gpm_get;      /* the one GPM request buffer (main thread), or NULL */
 };
 
@@ -162,6 +175,23 @@ void gs_nvml_mig_free(struct nvml_device *d);
 void gs_nvml_gpm_free(struct nvml_device *d);
 /* GS_F_PROF_* and GS_F_MIG_DEVICES bits whose functions the library lacks. */
 struct gs_fmask gs_nvml_mig_gpm_missing(const struct nvml_fns *f);
+
+/* The slow counters of one tick in one field-values call (nvml_fvslow.c). */
+enum nvml_fvs {
+    NVML_FVS_ECC_CUR, NVML_FVS_ECC_PEND, NVML_FVS_SBE_VOL, NVML_FVS_DBE_VOL, NVML_FVS_SBE_AGG,
+    NVML_FVS_DBE_AGG, NVML_FVS_RET_SBE, NVML_FVS_RET_DBE, NVML_FVS_RET_PEND, NVML_FVS_REPLAY,
+    NVML_FVS_REMAP_COR, NVML_FVS_REMAP_UNC, NVML_FVS_REMAP_PEND, NVML_FVS_REMAP_FAIL, NVML_FVS__N
+};
+struct nvml_fvs_batch {
+    bool done;                          /* asked in this tick */
+    nvmlReturn_t r;                     /* the call's own result */
+    uint8_t at[NVML_FVS__N];            /* 1 + the entry holding each field, 0: not asked */
+    nvmlFieldValue_t fv[NVML_FVS__N];
+};
+/* Field k of this tick's batch (made at the first ask, for the fields in want that d
+ * has not refused): true with *v when its entry answered; false: use the function. */
+bool gs_nvml_fvs_get(struct nvml_device *d, const struct nvml_fns *f, struct nvml_fvs_batch *b,
+                     struct gs_fmask want, enum nvml_fvs k, uint64_t *v);
 
 int gs_nvml_read_static(struct gs_bdev *b, struct gs_gpu *g);
 int gs_nvml_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g);

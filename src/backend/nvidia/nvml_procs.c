@@ -44,13 +44,23 @@ int gs_nvml_procs_alloc(struct nvml_device *d)
     return 0;
 }
 
+/* A GPU drops a name it held: the context's index must not point at it any more. */
+static void nvml_xname_forget(struct nvml_device *d, const struct nvml_pname *n)
+{
+    struct nvml_xname *x = &d->ctx->xnames[n->pid % NVML_XNAME_SLOTS];
+
+    if (x->set && x->pid == n->pid && x->name == n->name)
+        x->set = false;
+    free(n->name);
+}
+
 void gs_nvml_procs_free(struct nvml_device *d)
 {
     free(d->pbuf);
     free(d->ubuf);
     free(d->ucache);
     for (unsigned i = 0; d->names && i < d->names_n; i++)
-        free(d->names[i].name);
+        nvml_xname_forget(d, &d->names[i]);
     free(d->names);
     free(d->pmap.slot);
     free(d->amap.slot);
@@ -417,7 +427,11 @@ static const struct nvml_pname *nvml_name_get(struct nvml_device *d, uint32_t pi
     n->pid = pid;
     n->name = NULL;
     buf[0] = '\0';
-    if (fn(pid, buf, sizeof(buf)) == NVML_SUCCESS && buf[0]) {
+    struct nvml_xname *x = &d->ctx->xnames[pid % NVML_XNAME_SLOTS];
+    if (x->set && x->pid == pid) { /* another GPU lists it too: the driver already said */
+        if (x->name)
+            n->name = strdup(x->name);
+    } else if (fn(pid, buf, sizeof(buf)) == NVML_SUCCESS && buf[0]) {
         buf[sizeof(buf) - 1] = '\0';
         n->name = strdup(buf); /* out of memory: no name, as if the driver had none */
     }
@@ -425,6 +439,9 @@ static const struct nvml_pname *nvml_name_get(struct nvml_device *d, uint32_t pi
         free(n->name);
         d->names_n--; /* asked again next time */
         return NULL;
+    }
+    if (!x->set) {
+        *x = (struct nvml_xname){ pid, true, n->name };
     }
     return n;
 }
@@ -456,7 +473,7 @@ static void nvml_read_names(struct nvml_device *d, struct gs_gpu *g)
         if (nvml_find_proc(d, g, d->names[i].pid))
             d->names[keep++] = d->names[i];
         else
-            free(d->names[i].name);
+            nvml_xname_forget(d, &d->names[i]);
     }
     d->names_n = keep;
 }

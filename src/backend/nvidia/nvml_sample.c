@@ -46,6 +46,7 @@ struct nvml_tick {
     struct gs_sample *s;
     struct gs_fmask want;   /* the fields asked for in this tick */
     bool error;             /* some field got GS_ST_ERROR */
+    struct nvml_fvs_batch fvs; /* the slow counters' field values (nvml_fvslow.c) */
 };
 
 /* What a slow-changing reader writes: bytes [off, off + len) of struct
@@ -103,6 +104,12 @@ static void nvml_put_u32(struct nvml_tick *t, const struct nvml_reader *rd, unsi
     memcpy((char *)t->s + rd->dst, &v, sizeof(v));
 }
 
+/* A slow counter from this tick's field-values batch; false: read it by its function. */
+static bool nvml_fvs(struct nvml_tick *t, enum nvml_fvs k, uint64_t *v)
+{
+    return gs_nvml_fvs_get(t->d, t->f, &t->fvs, gs_fmask_minus(t->want, gs_nvml_unsup(t->d)), k, v);
+}
+
 /* ---- generic readers for the common signatures ------------------------------- */
 static void nvml_read_uint(struct nvml_tick *t, const struct nvml_reader *rd)
 {
@@ -158,8 +165,15 @@ static void nvml_read_pcie_rate(struct nvml_tick *t, const struct nvml_reader *r
     }
 }
 
+/* ECC totals: fields 3-6 (corrected = single bit, uncorrected = double bit), else the function. */
 static void nvml_read_ecc_count(struct nvml_tick *t, const struct nvml_reader *rd)
 {
+    uint64_t fv = 0;
+    if (nvml_fvs(t, (enum nvml_fvs)(NVML_FVS_SBE_VOL + (rd->arg & 1) + 2 * (rd->arg >> 1)), &fv)) {
+        nvml_put(t, rd_mask(rd), NVML_SUCCESS, rd->what);
+        memcpy((char *)t->s + rd->dst, &fv, sizeof(fv));
+        return;
+    }
     unsigned long long v = 0;
     nvmlReturn_t r = t->f->ecc_errors(t->d->handle, (nvmlMemoryErrorType_t)(rd->arg & 1),
                                       (nvmlEccCounterType_t)(rd->arg >> 1), &v);
@@ -173,6 +187,13 @@ static void nvml_read_ecc_count(struct nvml_tick *t, const struct nvml_reader *r
 /* Retired pages: a count query (*count = 0) answers with the number of pages. */
 static void nvml_read_retired(struct nvml_tick *t, const struct nvml_reader *rd)
 {
+    uint64_t fv = 0;
+    if (nvml_fvs(t, rd->arg == NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR ? NVML_FVS_RET_DBE : NVML_FVS_RET_SBE,
+                 &fv)) {
+        nvml_put(t, rd_mask(rd), NVML_SUCCESS, rd->what);
+        nvml_put_u32(t, rd, (unsigned)fv);
+        return;
+    }
     unsigned count = 0;
     nvmlReturn_t r = t->f->retired_pages(t->d->handle, (nvmlPageRetirementCause_t)rd->arg, &count,
                                          NULL);
@@ -181,6 +202,29 @@ static void nvml_read_retired(struct nvml_tick *t, const struct nvml_reader *rd)
         r = NVML_SUCCESS;
     if (nvml_put(t, rd_mask(rd), r, rd->what))
         nvml_put_u32(t, rd, count);
+}
+
+/* Retired pages pending (field 31) and the PCIe replay counter (field 94), else their functions. */
+static void nvml_read_retired_pending(struct nvml_tick *t, const struct nvml_reader *rd)
+{
+    uint64_t fv = 0;
+    if (!nvml_fvs(t, NVML_FVS_RET_PEND, &fv)) {
+        nvml_read_enable(t, rd);
+        return;
+    }
+    nvml_put(t, rd_mask(rd), NVML_SUCCESS, rd->what);
+    nvml_put_u32(t, rd, fv != 0);
+}
+
+static void nvml_read_replay(struct nvml_tick *t, const struct nvml_reader *rd)
+{
+    uint64_t fv = 0;
+    if (!nvml_fvs(t, NVML_FVS_REPLAY, &fv)) {
+        nvml_read_uint(t, rd);
+        return;
+    }
+    nvml_put(t, rd_mask(rd), NVML_SUCCESS, rd->what);
+    nvml_put_u32(t, rd, (unsigned)fv);
 }
 
 /* ---- readers with their own shapes or fallbacks ------------------------------ */
@@ -532,6 +576,37 @@ static void nvml_read_fv_fast(struct nvml_tick *t, const struct nvml_reader *rd)
         nvml_fv_extra(t, &l.fv[l.extra], l.extra_idx, l.nextra, r);
 }
 
+/* Every link's state in one field-values call (field 165, scopeId = link) instead of
+ * one nvmlDeviceGetNvLinkState per link; true when it answered (*r: SUCCESS or
+ * GPU_IS_LOST). A driver or GPU that refuses the field for any link (older
+ * headers than CUDA 11.8, a GPU without it) gets the per-link calls from then on. */
+static bool nvml_nvlink_state_fv(struct nvml_tick *t, nvmlReturn_t *r)
+{
+    nvmlFieldValue_t fv[NVML_NVLINK_MAX_LINKS];
+    int n = (int)t->d->nvlinks;
+
+    if (t->d->nvlink_state_fv_refused || !t->f->field_values)
+        return false;
+    memset(fv, 0, sizeof(fv));
+    for (int lk = 0; lk < n; lk++) {
+        fv[lk].fieldId = NVML_FI_DEV_NVLINK_GET_STATE;
+        fv[lk].scopeId = (unsigned)lk;
+    }
+    *r = t->f->field_values(t->d->handle, n, fv);
+    if (*r == NVML_ERROR_GPU_IS_LOST)
+        return true;
+    for (int lk = 0; lk < n && *r == NVML_SUCCESS; lk++)
+        *r = fv[lk].nvmlReturn;
+    if (*r != NVML_SUCCESS) {
+        t->d->nvlink_state_fv_refused = true;
+        return false;
+    }
+    for (int lk = 0; lk < n; lk++)
+        if (nvml_fv_u64(&fv[lk]) != NVML_FEATURE_ENABLED)
+            t->s->nvlink_down_mask |= UINT64_C(1) << lk;
+    return true;
+}
+
 /* NVLink state per link (on the read schedule: links rarely change). The link
  * count comes with the field values, or from its own call when only the state is wanted. */
 static void nvml_read_nvlink(struct nvml_tick *t, const struct nvml_reader *rd)
@@ -555,6 +630,10 @@ static void nvml_read_nvlink(struct nvml_tick *t, const struct nvml_reader *rd)
     }
     t->s->nvlink_count = t->d->nvlinks;
     t->s->nvlink_down_mask = 0;
+    if (nvml_nvlink_state_fv(t, &r)) {
+        nvml_put(t, rd_mask(rd), r, rd->what);
+        return;
+    }
     r = NVML_SUCCESS;
     for (uint32_t lk = 0; lk < t->d->nvlinks && r == NVML_SUCCESS; lk++) {
         nvmlEnableState_t on = NVML_FEATURE_DISABLED;
@@ -602,6 +681,13 @@ static void nvml_read_pstate(struct nvml_tick *t, const struct nvml_reader *rd)
 
 static void nvml_read_ecc_mode(struct nvml_tick *t, const struct nvml_reader *rd)
 {
+    uint64_t fc = 0, fp = 0;
+    if (nvml_fvs(t, NVML_FVS_ECC_CUR, &fc) && nvml_fvs(t, NVML_FVS_ECC_PEND, &fp)) {
+        nvml_put(t, rd_mask(rd), NVML_SUCCESS, rd->what);
+        t->s->ecc_mode_current = fc == NVML_FEATURE_ENABLED;
+        t->s->ecc_mode_pending = fp == NVML_FEATURE_ENABLED;
+        return;
+    }
     nvmlEnableState_t cur = NVML_FEATURE_DISABLED, pend = NVML_FEATURE_DISABLED;
 
     if (nvml_put(t, rd_mask(rd), t->f->ecc_mode(t->d->handle, &cur, &pend), rd->what)) {
@@ -613,6 +699,18 @@ static void nvml_read_ecc_mode(struct nvml_tick *t, const struct nvml_reader *rd
 static void nvml_read_remap(struct nvml_tick *t, const struct nvml_reader *rd)
 {
     struct gs_sample *s = t->s;
+    uint64_t v[4];
+    bool ok = true;
+    for (unsigned k = 0; k < 4 && ok; k++)
+        ok = nvml_fvs(t, (enum nvml_fvs)(NVML_FVS_REMAP_COR + k), &v[k]);
+    if (ok) {
+        s->remap_corr_rows = (unsigned)v[0];
+        s->remap_uncorr_rows = (unsigned)v[1];
+        s->remap_pending = (unsigned)v[2];
+        s->remap_failed = (unsigned)v[3];
+        nvml_put(t, rd_mask(rd), NVML_SUCCESS, rd->what);
+        return;
+    }
     nvmlReturn_t r = t->f->remapped_rows(t->d->handle, &s->remap_corr_rows, &s->remap_uncorr_rows,
                                          &s->remap_pending, &s->remap_failed);
 
@@ -807,7 +905,7 @@ static const struct nvml_reader nvml_readers[] = {
       nvml_read_pcie_rate, "PCIe TX throughput" },
     { FL(GS_F_PCIE_RX), FN(pcie_throughput), NO_FN, DST(pcie_rx_kbps), NVML_PCIE_UTIL_RX_BYTES,
       nvml_read_pcie_rate, "PCIe RX throughput" },
-    { FL(GS_F_PCIE_REPLAY), FN(pcie_replay), NO_FN, DST(pcie_replay_count), 0, nvml_read_uint,
+    { FL(GS_F_PCIE_REPLAY), FN(pcie_replay), NO_FN, DST(pcie_replay_count), 0, nvml_read_replay,
       "PCIe replay counter" },
     { FL(GS_F_ECC_MODE), FN(ecc_mode), NO_FN, 0, 0, nvml_read_ecc_mode, "ECC mode" },
     { FL(GS_F_ECC_VOL_CORR), FN(ecc_errors), NO_FN, DST(ecc_vol_corrected),
@@ -827,7 +925,7 @@ static const struct nvml_reader nvml_readers[] = {
     { FL(GS_F_RETIRED_DBE), FN(retired_pages), NO_FN, DST(retired_dbe_pages),
       NVML_PAGE_RETIREMENT_CAUSE_DOUBLE_BIT_ECC_ERROR, nvml_read_retired, "retired pages" },
     { FL(GS_F_RETIRED_PENDING), FN(retired_pending), NO_FN, DST(retired_pending), 0,
-      nvml_read_enable, "retired pages pending" },
+      nvml_read_retired_pending, "retired pages pending" },
     { FL(GS_F_REMAP_CORR, GS_F_REMAP_UNCORR, GS_F_REMAP_PENDING, GS_F_REMAP_FAILED),
       FN(remapped_rows), NO_FN, 0, 0, nvml_read_remap, "remapped rows" },
     { FL(GS_F_PERSISTENCE), FN(persistence), NO_FN, DST(persistence_mode), 0, nvml_read_enable,
@@ -1035,7 +1133,7 @@ int gs_nvml_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g)
     struct nvml_sched sc = { false, false, 0, GS_FMASK_NONE };
 
     want = gs_fmask_and(want, all); /* literal: empty reads nothing but still reports the GPU's state */
-    struct nvml_tick t = { d, &d->ctx->lib.f, g, &g->s, want, false };
+    struct nvml_tick t = { .d = d, .f = &d->ctx->lib.f, .g = g, .s = &g->s, .want = want };
     nvml_sample_start(g, want);
     /* a deprecated call stays deprecated: say so without asking again */
     GS_FMASK_FOREACH(f, gs_fmask_and(want, gs_nvml_deprecated(d)))

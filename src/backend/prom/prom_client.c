@@ -322,13 +322,13 @@ static int prom_selector(const struct gs_prom *p, char *buf, size_t len)
     return n < 0 || (size_t)n >= len ? -GS_E_NOMEM : 0;
 }
 
-static uint64_t prom_requests(const struct gs_prom *p)
+uint64_t gs_prom_requests(const struct gs_prom *p)
 {
     return p->nreq;
 }
 
 /* VictoriaMetrics and some proxies have no /api/v1/status/config: the default then. */
-static double prom_scrape_interval(struct gs_prom *p)
+double gs_prom_scrape_interval_s(struct gs_prom *p)
 {
     struct gs_err err = {0};
     long code = 0;
@@ -354,6 +354,6 @@ const struct gs_prom_api gs_prom_api = {
     .result_free = gs_prom_result_free,
     .label = gs_prom_label,
     .selector = prom_selector,
-    .requests = prom_requests,
-    .scrape_interval_s = prom_scrape_interval,
+    .requests = gs_prom_requests,
+    .scrape_interval_s = gs_prom_scrape_interval_s,
 };

@@ -94,6 +94,7 @@ static const struct pb_metric pb_metrics[] = {
 #undef SM
 #undef ST
 #define PB_N (sizeof(pb_metrics) / sizeof(pb_metrics[0]))
+_Static_assert(sizeof(pb_metrics) / sizeof(pb_metrics[0]) <= 64, "pb_dev.have holds a bit per metric");
 #define PB_KEY 257            /* a label value as the parser bounds it, NUL included */
 #define PB_MIN_STALE_S 15.0   /* the staleness bound: 3 scrape intervals, at least this */
 #define PB_REUSE_NS 500000000 /* a refresh younger than this serves the next tick too */
@@ -106,6 +107,7 @@ struct pb_dev {
     char uuid[PB_KEY], model[PB_KEY], pci[PB_KEY];
     uint32_t gpu;                /* the gpu label: its index on the node */
     double v[PB_N];              /* the latest values, NaN: none */
+    uint64_t have;               /* bit k: metric k had a series (its value may be NaN) */
     double ts;                   /* time of its newest reading, 0: none in the latest refresh */
     bool seen;                   /* it had series in the latest refresh */
     int64_t lost_since;          /* wall seconds it was first missing, 0 while present */
@@ -198,6 +200,7 @@ static void pb_apply(struct gs_bctx *c, const struct gs_prom_result *vals, const
     for (uint32_t i = 0; i < c->ndev; i++) {
         c->dev[i].seen = false;
         c->dev[i].ts = 0;
+        c->dev[i].have = 0;
         for (uint32_t k = 0; k < PB_N; k++)
             c->dev[i].v[k] = NAN;
     }
@@ -216,8 +219,10 @@ static void pb_apply(struct gs_bctx *c, const struct gs_prom_result *vals, const
             continue;
         }
         d->seen = true;
-        if (k != UINT32_MAX && s->npoints)
+        if (k != UINT32_MAX && s->npoints) {
             d->v[k] = s->v[0];
+            d->have |= UINT64_C(1) << k;
+        }
     }
     for (size_t i = 0; i < ts->n; i++) {
         const struct gs_prom_series *s = &ts->s[i];
@@ -343,6 +348,16 @@ static int pb_discover(struct gs_bctx *c, struct gs_bdev *const **devs, uint32_t
     return 0;
 }
 
+/* DCGM's "blank" values (no reading: DCGM_INT32_BLANK, DCGM_INT64_BLANK, DCGM_FP64_BLANK and
+ * above), which dcgm-exporter prints as numbers, such as 9223372036854775794 for a memory
+ * temperature the board does not have. */
+static bool pb_blank(const struct pb_metric *m, double v)
+{
+    if (v >= 140737488355328.0)
+        return true;
+    return m->kind != PB_U64 && v >= 2147483632.0 && v <= 2147483647.0;
+}
+
 static void pb_put(void *base, const struct pb_metric *m, double v)
 {
     char *at = (char *)base + m->off;
@@ -378,7 +393,7 @@ static int pb_read_static(struct gs_bdev *b, struct gs_gpu *gpu)
     gs_utf8_repair(st->pci_bus_id, sizeof(st->pci_bus_id), d->pci);
     for (uint32_t k = 0; k < PB_N; k++) {
         const struct pb_metric *m = &pb_metrics[k];
-        if (!m->st || !isfinite(d->v[k]))
+        if (!m->st || !isfinite(d->v[k]) || pb_blank(m, d->v[k]))
             continue;
         pb_put(st, m, d->v[k]);
         gs_static_mark(st, (enum gs_sfield)m->field, GS_ST_OK);
@@ -439,8 +454,11 @@ static int pb_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *gpu
         enum gs_field f = (enum gs_field)m->field;
         if (m->st || !gs_fmask_has(want, f) || gs_sample_has(&gpu->s, f))
             continue;
-        if (isnan(d->v[k]))
-            continue; /* a NaN sample, or no series: not supported there, never a 0 */
+        if (isnan(d->v[k]) || pb_blank(m, d->v[k])) { /* never a 0: no series is "not supported", */
+            if (d->have & (UINT64_C(1) << k))       /* a NaN sample or DCGM's blank "no value now" */
+                gs_sample_mark(&gpu->s, f, GS_ST_NOT_AVAILABLE);
+            continue;
+        }
         pb_put(&gpu->s, m, d->v[k]);
         gs_sample_mark(&gpu->s, f, GS_ST_OK);
         gpu->s.age_ms[f] = age > 0 ? (uint32_t)(age * 1000) : 0;

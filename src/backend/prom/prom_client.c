@@ -205,8 +205,9 @@ static int prom_http_error(struct gs_prom *p, long code, const char *what, struc
 
     if (code == 401 || code == 403) {
         gs_http_config_describe(p->hc, who, sizeof(who));
-        gs_err_set(err, GS_E_PERMISSION, "Prometheus at %s refused %s: HTTP %ld %s (sent %s)", p->base, what, code,
-                   code == 401 ? "Unauthorized" : "Forbidden", who);
+        (void)what; /* which query does not matter: every one is refused */
+        gs_err_set(err, GS_E_PERMISSION, "Prometheus at %s refused the request: HTTP %ld %s (sent %s)", p->base,
+                   code, code == 401 ? "Unauthorized" : "Forbidden", who);
         gs_err_hint(err, p->hc ? "check the credentials in %s (basic_auth, authorization; docs/FLEET.md)"
                                : "%sgive credentials with --prometheus-config FILE (Prometheus' http_config "
                                  "YAML: basic_auth, authorization; docs/FLEET.md)",
@@ -214,7 +215,7 @@ static int prom_http_error(struct gs_prom *p, long code, const char *what, struc
         return -GS_E_PERMISSION;
     }
     if (code == 404 || code == 405) {
-        gs_err_set(err, GS_E_BACKEND, "%s has no Prometheus query API (HTTP %ld for %s)", p->base, code, what);
+        gs_err_set(err, GS_E_BACKEND, "%s has no Prometheus query API (HTTP %ld)", p->base, code);
         gs_err_hint(err, "give the server's base URL (http://host:9090, without /api/v1 or /graph)");
         return -GS_E_BACKEND;
     }

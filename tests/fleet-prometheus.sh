@@ -151,12 +151,14 @@ assert huge["utilization"]["gpu_pct"] == 12
 assert "without a gpu label" in d["system"]["warning"], d["system"]
 PY
 [ "${#GS_OUT}" -lt 200000 ] || fail "100 KiB labels flooded the output (${#GS_OUT} bytes)"
-run query --prometheus "$API" --match '{job="stale"}' --format=json
+run query --prometheus "$API" --match '{job=~"stale|dcgm"}' --format=json
 [ "$GS_RC" = 5 ] || fail "60 s old readings: exit $GS_RC, not 5 (partial): $GS_ERR"
 python3 - "$TMP/out.last" <<'PY' || fail "JSON of stale readings"
 import json, sys
-g = json.load(open(sys.argv[1]))["gpus"][0]
-assert g["host"] == "node-stale" and g["state"] == "lost", g
+gpus = json.load(open(sys.argv[1]))["gpus"]
+assert [g["state"] for g in gpus if g["host"] == "dcgm-node"] == ["ok", "ok"], gpus
+g = [g for g in gpus if g["host"] == "node-stale"][0]
+assert g["state"] == "lost", g
 assert g["utilization"]["gpu_pct"] is None and g["memory"]["used_bytes"] is None, g
 assert "no reading from node-stale for" in g["error"], g["error"]
 PY

@@ -97,6 +97,7 @@ static const struct pb_metric pb_metrics[] = {
 _Static_assert(sizeof(pb_metrics) / sizeof(pb_metrics[0]) <= 64, "pb_dev.have holds a bit per metric");
 #define PB_KEY 257            /* a label value as the parser bounds it, NUL included */
 #define PB_MIN_STALE_S 15.0   /* the staleness bound: 3 scrape intervals, at least this */
+#define PB_MAX_AGE_S 600.0    /* older than this, a reading is stale whatever the rest */
 #define PB_REUSE_NS 500000000 /* a refresh younger than this serves the next tick too */
 
 /* One GPU of the fleet. */
@@ -121,6 +122,7 @@ struct gs_bctx {
     struct gs_bdev **devp;       /* ndev pointers into dev, for discover */
     uint32_t ndev;
     double at;                   /* evaluation time of the latest refresh (Unix seconds) */
+    double newest;               /* the newest reading of the whole fleet in it (0: none) */
     double stale_s;
     uint64_t refreshed_ns;       /* monotonic time of the latest refresh, 0: none */
     int refresh_rc;              /* its result */
@@ -224,8 +226,11 @@ static void pb_apply(struct gs_bctx *c, const struct gs_prom_result *vals, const
             d->have |= UINT64_C(1) << k;
         }
     }
+    c->newest = 0;
     for (size_t i = 0; i < ts->n; i++) {
         const struct gs_prom_series *s = &ts->s[i];
+        if (s->npoints && isfinite(s->v[0]) && s->v[0] > c->newest)
+            c->newest = s->v[0];
         const char *host = pb_host(s);
         long gpu = pb_gpu(s);
         struct pb_dev *d = host && gpu >= 0 ? pb_find(c, host, gpu) : NULL;
@@ -424,8 +429,8 @@ static int pb_sample_missing(struct gs_bctx *c, struct pb_dev *d, struct gs_fmas
     gpu->lost_since = d->lost_since;
     if (d->seen)
         snprintf(gpu->last_error, sizeof(gpu->last_error),
-                 "no reading from %.64s for %.0f s (the staleness bound is %.0f s)", d->host,
-                 d->ts > 0 ? c->at - d->ts : 0, c->stale_s);
+                 "no reading from %.64s for %.0f s, %.0f s behind the rest of the fleet (the bound is %.0f s)",
+                 d->host, c->at - d->ts, c->newest - d->ts, c->stale_s);
     else
         snprintf(gpu->last_error, sizeof(gpu->last_error),
                  "no series from %.64s GPU %u since %.0f s (its exporter stopped, or the node left)", d->host,
@@ -438,12 +443,16 @@ static int pb_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *gpu
     struct pb_dev *d = container_of(b, struct pb_dev, b);
     struct gs_bctx *c = d->ctx;
     double age = d->ts > 0 ? c->at - d->ts : 0;
+    /* Stale: behind the fleet's newest reading by more than the bound. Against the
+     * newest, not the clock: VictoriaMetrics shows data 30 s late (-search.latencyOffset),
+     * so every reading there is 30 s old and none is behind. */
+    bool stale = d->ts > 0 && (c->newest - d->ts > c->stale_s || age > PB_MAX_AGE_S);
 
     memset(&gpu->s, 0, offsetof(struct gs_sample, age_ms));
     memset(gpu->s.age_ms, 0, sizeof(gpu->s.age_ms));
     gpu->s.timestamp_ns = (uint64_t)(c->at * 1e9);
     gpu->last_error[0] = '\0';
-    if (c->refresh_rc < 0 || !d->seen || age > c->stale_s)
+    if (c->refresh_rc < 0 || !d->seen || stale)
         return pb_sample_missing(c, d, want, gpu);
     d->lost_since = 0;
     gpu->state = GS_GPU_OK;

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # fleet-prometheus.sh - `gpuscope query --prometheus` (and doctor) against a real Prometheus
 # (Debian's package) scraping, on loopback, every 1 s:
-#   - three `gpuscope serve` on the simulator (node-a: ecc, node-b: thermal, node-c: demo), each
+#   - three `gpuscope serve` on the simulator (node-a: ecc, node-b: thermal at 60 s, node-c: demo), each
 #     with a frozen clock, so their own /metrics say what the fleet view must show;
 #   - a node that runs only dcgm-exporter (tests/fixtures/fleet/dcgm-exporter.prom, derived from
 #     the README capture of NVIDIA/dcgm-exporter) from a static file server (python3 http.server);
@@ -40,7 +40,7 @@ expect_fail() { # RC WORDS CMD...: exits with RC, stderr holds WORDS
 
 # 1. the exporters and the static files
 fleet_serve node-a ecc
-fleet_serve node-b thermal
+fleet_serve node-b thermal 60 # GPU 0 in hardware thermal slowdown
 fleet_serve node-c demo
 mkdir -p "$TMP/www"
 cp "$ROOT/tests/fixtures/fleet/dcgm-exporter.prom" "$TMP/www/dcgm.prom"
@@ -56,6 +56,8 @@ with open(www + "/hostile.prom", "w") as f:
     f.write('DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-nohost"} 33\n')
     f.write('DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-huge",Hostname="node-huge",modelName="%s",pod="%s"} 12\n'
             % (big_model, big_pod))
+with open(www + "/stuck.prom", "w") as f:  # a frozen value: the same at every scrape
+    f.write('DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-stuck",Hostname="node-stuck"} 100\n')
 old_ms = int((time.time() - 60) * 1000)
 with open(www + "/stale.prom", "w") as f:
     f.write('DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-stale",Hostname="node-stale"} 55 %d\n' % old_ms)
@@ -79,6 +81,7 @@ scrape_configs:
     static_configs: [{targets: ['127.0.0.1:${SERVE_PORT[node-a]}', '127.0.0.1:${SERVE_PORT[node-b]}', '127.0.0.1:${SERVE_PORT[node-c]}']}]
   - {job_name: dcgm, metrics_path: /dcgm.prom, static_configs: [{targets: ['127.0.0.1:$WPORT']}]}
   - {job_name: hostile, metrics_path: /hostile.prom, static_configs: [{targets: ['127.0.0.1:$WPORT']}]}
+  - {job_name: stuck, metrics_path: /stuck.prom, static_configs: [{targets: ['127.0.0.1:$WPORT']}]}
   - {job_name: stale, metrics_path: /stale.prom, honor_timestamps: true, static_configs: [{targets: ['127.0.0.1:$WPORT']}]}
 YML
 fleet_bg prometheus --config.file="$TMP/prometheus.yml" --storage.tsdb.path="$TMP/data" \
@@ -199,7 +202,34 @@ for _ in $(seq 1 120); do curl -sf "http://127.0.0.1:$P2/-/ready" >/dev/null && 
 expect_fail 4 "no GPU series at http://127.0.0.1:$P2" query --prometheus "http://127.0.0.1:$P2" --format=json
 echo "ok: a Prometheus without GPU series: exit 4, says so"
 
-# 9. a node that stops while a query loop runs: its GPUs shown lost, the others still read
+# 9. doctor: the fleet's health, each finding naming node and GPU
+DOC=(doctor --prometheus "$API" --match '{job=~"gpuscope|dcgm|stuck"}' --window 5s)
+run "${DOC[@]}" --format json
+[ "$GS_RC" = 7 ] || fail "doctor --prometheus exited $GS_RC, not 7 (critical): $GS_ERR"
+python3 - "$TMP/out.last" <<'PY' || fail "doctor --prometheus findings"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["nodes"] == 5 and d["gpus"] == 17, (d["nodes"], d["gpus"])
+got = {(f["host"], f["gpu"], f["code"]): f for f in d["findings"]}
+want = {("dcgm-node", 1, "xid.79"): "critical", ("dcgm-node", 1, "ecc.remap_failed"): "critical",
+        ("node-a", 2, "ecc.uncorrectable"): "critical", ("node-a", 2, "ecc.remap_pending"): "warning",
+        ("node-b", 0, "thermal.hw_slowdown"): "warning", ("node-stuck", 0, "util.pinned"): "warning"}
+for k, sev in want.items():
+    assert k in got, ("missing", k, sorted(got))
+    assert got[k]["severity"] == sev and got[k]["action"], got[k]
+assert "fell off the bus" in got[("dcgm-node", 1, "xid.79")]["title"], got[("dcgm-node", 1, "xid.79")]
+assert not [k for k in got if k[0] == "node-c"], sorted(got)  # the demo node is healthy
+assert not [k for k in got if k[0] == "dcgm-node" and k[1] == 0], sorted(got)
+PY
+run "${DOC[@]}"
+grep -q "^  node-a GPU 2: uncorrectable ECC errors \[ecc.uncorrectable\]" <<<"$GS_OUT" || fail "doctor text: $GS_OUT"
+grep -q "^      do: " <<<"$GS_OUT" || fail "doctor text says what to do: $GS_OUT"
+expect_fail 4 "no GPU series" doctor --prometheus "http://127.0.0.1:$P2"
+expect_fail 1 "is unreachable" doctor --prometheus "http://127.0.0.1:$(free_port)"
+expect_fail 1 "HTTP 401" doctor --prometheus "$AUTH"
+echo "ok: doctor --prometheus: Xid 79, ECC and remapping, HW slowdown, pinned utilization, each on its node and GPU"
+
+# 10. a node that stops while a query loop runs: its GPUs shown lost, the others still read
 fleet_bg "$GS" "${Q[@]}" --match '{job="gpuscope"}' -l 1 -c 90 >"$TMP/loop.csv" 2>"$TMP/loop.err"
 LOOP=$BG_PID
 for _ in $(seq 1 60); do [ "$(grep -c . "$TMP/loop.csv")" -ge 14 ] && break; sleep 0.5; done
@@ -214,3 +244,10 @@ last=$(tail -n 14 "$TMP/loop.csv")
 [ "$(grep -c '^node-[ac], [0-9]*, [0-9]* %, [0-9]* MiB$' <<<"$last")" = 12 ] || fail "the rest of the fleet is not shown: $last"
 grep -q "node-b GPU 0: no series from node-b" "$TMP/loop.err" || fail "no message on the lost node: $(cat "$TMP/loop.err")"
 echo "ok: a node that stops is shown lost (not dropped); the other 12 GPUs still read"
+run "${DOC[@]}" --format json
+python3 - "$TMP/out.last" <<'PY' || fail "doctor after a node stopped"
+import json, sys
+f = [f for f in json.load(open(sys.argv[1]))["findings"] if f["code"] == "fleet.node_missing"]
+assert [(x["host"], x["gpu"], x["evidence"]) for x in f] == [("node-b", None, "0 of its 2 GPUs (seen in the last day) have series now")], f
+PY
+echo "ok: doctor --prometheus: the stopped node's 2 GPUs are missing against the day's count"

@@ -12,8 +12,9 @@
  *      size (the values, then the time of each GPU's newest reading)
  *   3. devices: discovered once, matched by node and GPU index at every
  *      refresh; one without series (its node stopped, or left) is lost, not
- *      dropped; one whose readings are older than the staleness bound has
- *      no readings (never a stale value shown as fresh), younger ones carry
+ *      dropped; one whose newest reading is more than the staleness bound
+ *      (3 scrape intervals, at least 15 s) behind the fleet's newest is lost
+ *      too (never a stale value shown as fresh); the others' readings carry
  *      their age
  *   4. the backend table (exported as gs_prom_backend)
  */

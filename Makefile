@@ -72,7 +72,7 @@ LDLIBS_TEST := $(PKG_LIBS) $(MOD_LIBS_ALL) -ldl -lpthread -lm $(LDLIBS)
 #   record.so src/record/ + src/cmd/{record,report,run,mark,baseline}.c   sqlite3
 #   watch.so  src/notify/ + src/cmd/watch.c                     libcurl
 #   smixml.so src/smixml/ (gpuscope smi -q -x)                  libxml2
-#   fleet.so  src/backend/prom/ (--prometheus: the fleet)      libcurl, libyaml
+#   fleet.so  src/backend/prom/ + src/fleet/ (--prometheus: the fleet)  libcurl, libyaml
 MODULES := serve top record watch smixml fleet
 # The kubelet's pod-resources messages (src/k8s/podresources.proto): protoc-c writes
 # their C at build time into $(GEN), shared by every build variant (the .proto is the
@@ -86,7 +86,7 @@ MOD_SRC_top := $(call modsrc,src/ui,src/cmd/top.c)
 MOD_SRC_record := $(call modsrc,src/record,$(addprefix src/cmd/,record.c report.c run.c mark.c baseline.c))
 MOD_SRC_watch := $(call modsrc,src/notify,src/cmd/watch.c)
 MOD_SRC_smixml := $(call modsrc,src/smixml,)
-MOD_SRC_fleet := $(call modsrc,src/backend/prom,)
+MOD_SRC_fleet := $(call modsrc,src/backend/prom src/fleet,)
 SRC := $(shell find src -name '*.c' | sort) $(PROTO_C)
 OBJ := $(SRC:%.c=$(O)/obj/%.o)
 MOD_OBJ := $(foreach m,$(MODULES),$(MOD_SRC_$(m):%.c=$(O)/obj/%.o))

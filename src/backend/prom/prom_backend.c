@@ -26,7 +26,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/backend.h"
+#include "core/backend.h"
 #include "core/utf8.h"
 #include "lib/clock.h"
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prom_doctor.c - `gpuscope doctor --prometheus URL`: the fleet's health on one
+ * doctor.c - `gpuscope doctor --prometheus URL`: the fleet's health on one
  * screen, from six PromQL queries whatever the fleet's size (exported as
  * gs_fleet_doctor, prom_api.h):
  *   1. the state now: ECC, page retirement, row remapping, clock-event

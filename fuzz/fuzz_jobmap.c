@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fuzz_jobmap.c - libFuzzer harness for gs_jobmap_parse (a file of dcgm-exporter's
+ * HPC job mapping directory) and gs_jobmap_name (its file-name rule). The input
+ * is not NUL-terminated. Every job ID found must be a valid one (1..64 printable
+ * ASCII bytes, no space, terminated), listed once, and at most 64 of them; the
+ * counts of what was left out must agree with each other.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/jobmap.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void check(const struct gs_jobmap_ids *ids)
+{
+    if (ids->n > GS_JOBMAP_JOBS_MAX)
+        abort();
+    for (unsigned k = 0; k < ids->n; k++) {
+        if (!gs_jobmap_valid_id(ids->id[k]))
+            abort();
+        for (unsigned j = 0; j < k; j++)
+            if (!strcmp(ids->id[j], ids->id[k]))
+                abort();
+    }
+    if ((ids->rejected == 0) != (ids->bad_line == 0) || (ids->rejected == 0) != (ids->bad_why == NULL))
+        abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    struct gs_jobmap_ids *ids = malloc(sizeof(*ids));
+    char *buf = malloc(size ? size : 1), name[32];
+    uint32_t gpu, gi;
+
+    if (!ids || !buf)
+        goto out;
+    if (size)
+        memcpy(buf, data, size);
+    gs_jobmap_parse(buf, size, ids);
+    check(ids);
+    size_t n = size < sizeof(name) - 1 ? size : sizeof(name) - 1;
+    memcpy(name, data, n);
+    name[n] = '\0';
+    if (gs_jobmap_name(name, &gpu, &gi) && (gpu > 999999999 || (gi != UINT32_MAX && gi > 999999999)))
+        abort();
+out:
+    free(ids);
+    free(buf);
+    return 0;
+}

@@ -291,46 +291,12 @@ static void prom_add_podlab(struct prom_gpu_labels *l, const char *ns, const cha
     prom_add_labset(l, ns, pod, ctr, vgpu, NULL);
 }
 
-/* g's HPC jobs: with --hpc-job-mapping-dir its file's (dcgm-exporter's hpc.go: the
- * file named by the GPU's index), else the Slurm jobs of its processes' cgroups,
- * ascending. Returns how many; *jobs points at them. */
-static unsigned prom_gpu_jobs(struct gs_prom *r, const struct gs_gpu *g, struct prom_gpu_labels *l,
-                              const char *jobs[GS_JOBMAP_JOBS_MAX])
-{
-    unsigned n = 0;
-    if (r->jobs && r->jobs->dir_on) {
-        const struct gs_jobmap_gpu *e = gs_jobmap_find(r->jobs->map, g->st.index, UINT32_MAX);
-        for (unsigned k = 0; e && k < e->njobs && k < GS_JOBMAP_JOBS_MAX; k++)
-            jobs[n++] = e->jobs[k];
-        return n;
-    }
-    uint32_t ids[GS_JOBMAP_JOBS_MAX];
-    for (uint32_t i = 0; i < g->nprocs; i++) {
-        const struct gs_proc *p = &g->procs[i];
-        if (!gs_proc_has(p, GS_P_SLURM) || !p->slurm_job)
-            continue;
-        unsigned k = 0;
-        while (k < n && ids[k] < p->slurm_job)
-            k++;
-        if ((k < n && ids[k] == p->slurm_job) || n == GS_JOBMAP_JOBS_MAX)
-            continue;
-        memmove(ids + k + 1, ids + k, (n - k) * sizeof(ids[0]));
-        ids[k] = p->slurm_job;
-        n++;
-    }
-    for (unsigned k = 0; k < n; k++) {
-        snprintf(l->pjob[k], sizeof(l->pjob[k]), "%u", ids[k]);
-        jobs[k] = l->pjob[k];
-    }
-    return n;
-}
-
 /* One label set per job on g, as dcgm-exporter copies each series per job; with
  * pod label sets too, each pod's set once per job. */
 static void prom_job_labsets(struct gs_prom *r, const struct gs_gpu *g, struct prom_gpu_labels *l)
 {
     const char *jobs[GS_JOBMAP_JOBS_MAX];
-    unsigned nj = prom_gpu_jobs(r, g, l, jobs), npods = l->npl;
+    unsigned nj = gs_prom_out_jobs(r, g, UINT32_MAX, jobs, l->pjob), npods = l->npl;
     if (!nj)
         return;
     if (!npods) {
@@ -1249,4 +1215,41 @@ void gs_prom_out_proc_pod(struct gs_prom *r, const struct gs_proc *p, const char
     *ns = pp.ns;
     *pod = pp.pod;
     *container = pp.container;
+}
+
+/* g's HPC jobs (gi UINT32_MAX: the whole GPU, else its GPU instance gi): with
+ * --hpc-job-mapping-dir its file's (dcgm-exporter's hpc.go: named by the GPU's index,
+ * "<gpu>.<gi>" for an instance), else the Slurm jobs of the processes' cgroups there,
+ * ascending (their text in pjob). Returns how many are in jobs[]. */
+unsigned gs_prom_out_jobs(const struct gs_prom *r, const struct gs_gpu *g, uint32_t gi, const char **jobs,
+                          char (*pjob)[12])
+{
+    unsigned n = 0;
+    if (r->jobs && r->jobs->dir_on) {
+        const struct gs_jobmap_gpu *e = gs_jobmap_find(r->jobs->map, g->st.index, gi);
+        for (unsigned k = 0; e && k < e->njobs && k < GS_JOBMAP_JOBS_MAX; k++)
+            jobs[n++] = e->jobs[k];
+        return n;
+    }
+    uint32_t ids[GS_JOBMAP_JOBS_MAX];
+    for (uint32_t i = 0; i < g->nprocs; i++) {
+        const struct gs_proc *p = &g->procs[i];
+        if (!gs_proc_has(p, GS_P_SLURM) || !p->slurm_job)
+            continue;
+        if (gi != UINT32_MAX && (!gs_proc_has(p, GS_P_MIG) || p->gpu_instance_id != gi))
+            continue;
+        unsigned k = 0;
+        while (k < n && ids[k] < p->slurm_job)
+            k++;
+        if ((k < n && ids[k] == p->slurm_job) || n == GS_JOBMAP_JOBS_MAX)
+            continue;
+        memmove(ids + k + 1, ids + k, (n - k) * sizeof(ids[0]));
+        ids[k] = p->slurm_job;
+        n++;
+    }
+    for (unsigned k = 0; k < n; k++) {
+        snprintf(pjob[k], sizeof(pjob[k]), "%u", ids[k]);
+        jobs[k] = pjob[k];
+    }
+    return n;
 }

@@ -22,6 +22,8 @@ TEST_PKGS+=(python3-torch austin)
 TEST_PKGS+=(mandoc man-db bash-completion fish zsh)
 # 14: make deb and its test (tests/deb.sh): dpkg-buildpackage, dh, lintian
 TEST_PKGS+=(dpkg-dev debhelper lintian)
+# 23: a real single-node Slurm with gpuscope as its Prolog/Epilog (tests/slurm.sh)
+TEST_PKGS+=(slurm-wlm munge)
 
 missing=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }

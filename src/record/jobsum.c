@@ -232,7 +232,7 @@ void gs_job_summary_text(const char *json, FILE *out)
     }
     fprintf(out, "---- gpuscope: GPU summary of job %s (%s), %s to %s ----\n", js(o, "job"), js(o, "user"),
             js(o, "start"), json_is_string(json_object_get(o, "end")) ? js(o, "end") : "now (running)");
-    fprintf(out, "  %.2f GPU-hours on GPUs %s, %.2f of them idle; energy %s\n", jd(o, "gpu_hours"),
+    fprintf(out, "  %.3f GPU-hours on GPUs %s, %.3f of them idle; energy %s\n", jd(o, "gpu_hours"),
             js(o, "gpu_list")[0] ? js(o, "gpu_list") : "(unknown)", jd(o, "idle_gpu_hours"),
             gs_fmt_energy(jd(o, "energy_j"), e, sizeof(e)));
     if (!json_is_true(json_object_get(o, "has_samples")))
@@ -327,7 +327,7 @@ static void user_print(const struct user_tot *t, unsigned n, bool json, FILE *ou
             fprintf(out, "{\"user\":\"%s\",\"jobs\":%u,\"gpu_hours\":%.4f,\"idle_gpu_hours\":%.4f,\"energy_j\":%.1f}\n",
                     t[i].user, t[i].jobs, t[i].gpu_h, t[i].idle_h, t[i].energy_j);
         else
-            fprintf(out, "user %-16s %4u jobs  %9.2f GPU-hours  %9.2f idle  %s\n", t[i].user, t[i].jobs, t[i].gpu_h,
+            fprintf(out, "user %-16s %4u jobs  %9.3f GPU-hours  %9.3f idle  %s\n", t[i].user, t[i].jobs, t[i].gpu_h,
                     t[i].idle_h, gs_fmt_energy(t[i].energy_j, e, sizeof(e)));
     }
 }
@@ -340,7 +340,7 @@ static void job_line(json_t *o, const char *s, bool json, FILE *out)
         fprintf(out, "%s\n", s);
         return;
     }
-    fprintf(out, "job %-12s %-16s %-25s %9.2f GPU-hours  %9.2f idle  %9s%s\n", js(o, "job"), js(o, "user"),
+    fprintf(out, "job %-12s %-16s %-25s %9.3f GPU-hours  %9.3f idle  %9s%s\n", js(o, "job"), js(o, "user"),
             js(o, "start"), jd(o, "gpu_hours"), jd(o, "idle_gpu_hours"), gs_fmt_energy(jd(o, "energy_j"), e, sizeof(e)),
             json_is_true(json_object_get(o, "running")) ? "  running" : json_is_true(json_object_get(o, "idle"))
                                                                           ? "  IDLE" : "");

@@ -97,13 +97,19 @@ static int job_gpus(const struct gs_slurm_opts *o, const char *job, char *list, 
     if (v) {
         if ((n = gs_job_parse_gpus(v, idx, GS_JOB_MAX_GPUS, why, sizeof(why))) < 0)
             return gs_err_set(err, GS_E_USAGE, "job %s: %s=%s: %s", job, src, v, why);
-    } else {
+    } else { /* cgroup v1: /slurm/... or, named by node, /slurm_<node>/... */
         const char *uid = getenv("SLURM_JOB_UID");
-        snprintf(path, sizeof(path), "%s/devices/slurm/uid_%s/job_%s/devices.list",
-                 o->cgroup_root ? o->cgroup_root : "/sys/fs/cgroup", uid ? uid : "0", job);
-        ssize_t len = gs_file_read_small(path, buf, sizeof(buf));
-        if (len > 0)
-            n = (int)gs_job_parse_devices(buf, (size_t)len, idx, GS_JOB_MAX_GPUS);
+        char host[256] = "slurm_";
+        gethostname(host + 6, sizeof(host) - 7);
+        host[sizeof(host) - 1] = '\0';
+        host[strcspn(host, ".")] = '\0';
+        for (int k = 0; k < 2 && !n; k++) {
+            snprintf(path, sizeof(path), "%s/devices/%s/uid_%s/job_%s/devices.list",
+                     o->cgroup_root ? o->cgroup_root : "/sys/fs/cgroup", k ? host : "slurm", uid ? uid : "0", job);
+            ssize_t len = gs_file_read_small(path, buf, sizeof(buf));
+            if (len > 0)
+                n = (int)gs_job_parse_devices(buf, (size_t)len, idx, GS_JOB_MAX_GPUS);
+        }
     }
     list[0] = '\0';
     for (int i = 0; i < n; i++) {
@@ -250,12 +256,45 @@ static int scontrol_stdout(const char *job, char *path, size_t cap)
     return path[0] ? 0 : -1;
 }
 
+/* Slurm's filename pattern (sbatch -o job-%j.out; SLURM_JOB_STDOUT holds it unexpanded)
+ * into out: %j %J (job), %u (user), %x (job name), %N %n (node), %%. -1: another one
+ * (%A, %a, %s, %t...: scontrol knows). */
+static int expand_pattern(const char *p, const char *job, char *out, size_t cap)
+{
+    char host[256] = "";
+    size_t n = 0;
+    gethostname(host, sizeof(host) - 1);
+    host[strcspn(host, ".")] = '\0';
+    for (; *p && n + 1 < cap; p++) {
+        const char *v = NULL;
+        if (*p != '%') {
+            out[n++] = *p;
+            continue;
+        }
+        switch (*++p) {
+        case 'j': case 'J': v = job; break;
+        case 'u': v = getenv("SLURM_JOB_USER"); break;
+        case 'x': v = getenv("SLURM_JOB_NAME"); break;
+        case 'N': case 'n': v = host; break;
+        case '%': v = "%"; break;
+        default: return -1;
+        }
+        if (!v)
+            return -1;
+        n += (size_t)snprintf(out + n, cap - n, "%s", v);
+    }
+    out[n < cap ? n : cap - 1] = '\0';
+    return n + 1 < cap ? 0 : -1;
+}
+
 /* Append the text block to the job's output: a regular file the job's user owns, never a
  * link (the epilog is root; the user chose the name). 0 or a negative gs_errc. */
 static int append_output(const struct gs_slurm_opts *o, const char *job, const char *json, struct gs_err *err)
 {
-    char path[4096];
+    char path[4096], exp[4096];
     const char *p = o->job_output ? o->job_output : getenv("SLURM_JOB_STDOUT");
+    if (p && strchr(p, '%'))
+        p = expand_pattern(p, job, exp, sizeof(exp)) == 0 ? exp : NULL;
     if ((!p || !*p) && scontrol_stdout(job, path, sizeof(path)) == 0)
         p = path;
     if (!p || !*p)

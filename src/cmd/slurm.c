@@ -35,7 +35,8 @@ static void slurm_usage(FILE *out)
         "                       $SLURM_JOB_STDOUT, else scontrol's StdOut)\n"
         "  --job-output FILE    that file\n"
         "  --strict             exit non-zero when the summary cannot be made (default: a warning, exit 0)\n"
-        "  --at TIME            the job's start (prolog) or end (epilog) instead of now (as mark --at)\n");
+        "  --at TIME            the job's start (prolog) or end (epilog) instead of now (as mark --at)\n"
+        "  --cgroup-root DIR    where the cgroup v1 hierarchies are mounted (default /sys/fs/cgroup)\n");
 }
 
 int cmd_slurm(int argc, char **argv, const struct gs_cmd_ctx *ctx)

@@ -208,4 +208,7 @@ SLURM_JOB_ID=$A "$GS" slurm epilog --db "$DB" --mapping-dir "$TMP/map" --to-job-
 echo "ok: an epilog run again changes nothing"
 "$GS" report --db "$DB" --user root --since 1h -f term | tee "$TMP/user.txt"
 grep -q "^user root .* 3 jobs" "$TMP/user.txt" || fail "report --user root does not count 3 jobs"
+if grep -l -e 'Sanitizer' -e 'runtime error:' "$TMP"/log/*.log "$TMP"/log/*.err 2>/dev/null; then
+    fail "a sanitizer report in the logs above"
+fi
 echo "PASS"

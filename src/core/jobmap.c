@@ -296,7 +296,8 @@ static struct gs_jobmap *jm_read_dir(struct gs_jobmap_dir *d, bool *nomem)
             break;
         }
     }
-    qsort(m->e, m->n, sizeof(*m->e), jm_cmp);
+    if (m->n)
+        qsort(m->e, m->n, sizeof(*m->e), jm_cmp);
 out:
     if (dir)
         closedir(dir);

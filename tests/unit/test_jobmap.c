@@ -4,6 +4,8 @@
  * the file parser and name rule as dcgm-exporter's hpc.go and hpc_test.go
  * ("When all GPU have job files", "rejects float-like strings"), the bounds it
  * lacks, the directory watcher's re-reads, and the prolog/epilog writer.
+ * Read against NVIDIA/dcgm-exporter at d5e5f510a1b6 (2026-05-12):
+ * internal/pkg/transformation/hpc.go and hpc_test.go.
  */
 #include <setjmp.h>
 #include <stdarg.h>

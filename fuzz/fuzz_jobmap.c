@@ -4,7 +4,9 @@
  * HPC job mapping directory) and gs_jobmap_name (its file-name rule). The input
  * is not NUL-terminated. Every job ID found must be a valid one (1..64 printable
  * ASCII bytes, no space, terminated), listed once, and at most 64 of them; the
- * counts of what was left out must agree with each other.
+ * counts of what was left out must agree with each other. The same bytes also go
+ * to the prolog's GPU list parser (SLURM_JOB_GPUS: indexes below 1024, at most 64)
+ * and its cgroup devices.list reader (NVIDIA's 195:N, N below 255).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "core/jobmap.h"
+#include "record/jobs.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,6 +50,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     name[n] = '\0';
     if (gs_jobmap_name(name, &gpu, &gi) && (gpu > 999999999 || (gi != UINT32_MAX && gi > 999999999)))
         abort();
+    unsigned idx[GS_JOB_MAX_GPUS];
+    char why[160];
+    unsigned nd = gs_job_parse_devices(buf, size, idx, GS_JOB_MAX_GPUS);
+    for (unsigned k = 0; k < nd; k++)
+        if (nd > GS_JOB_MAX_GPUS || idx[k] >= 255)
+            abort();
+    char *s = malloc(size + 1);
+    if (s) {
+        memcpy(s, data, size);
+        s[size] = '\0';
+        int ng = gs_job_parse_gpus(s, idx, GS_JOB_MAX_GPUS, why, sizeof(why));
+        for (int k = 0; k < ng; k++)
+            if (ng > GS_JOB_MAX_GPUS || idx[k] > 1023)
+                abort();
+        if (ng < 0 && !why[0])
+            abort();
+        free(s);
+    }
 out:
     free(ids);
     free(buf);

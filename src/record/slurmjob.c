@@ -34,7 +34,8 @@ int gs_job_parse_gpus(const char *s, unsigned *idx, unsigned cap, char *why, siz
         errno = 0;
         unsigned long a = strtoul(s, &e, 10), b = a;
         if (e == s || errno || a > 1023) {
-            snprintf(why, whylen, "'%.40s' is not a GPU index", s);
+            snprintf(why, whylen, "'%.40s' is not a GPU index%s", s,
+                     !strncmp(s, "GPU-", 4) || !strncmp(s, "MIG-", 4) ? " (UUIDs are not taken: give indexes)" : "");
             return -1;
         }
         if (*e == '-') {

@@ -69,7 +69,7 @@ LDLIBS_TEST := $(PKG_LIBS) $(MOD_LIBS_ALL) -ldl -lpthread -lm $(LDLIBS)
 # Modules (src/core/module.h says why): the commands that need a heavy library.
 #   serve.so  src/serve/ + src/k8s/ + src/cmd/serve.c          libmicrohttpd, protobuf-c, nghttp2, GnuTLS
 #   top.so    src/ui/ + src/cmd/top.c                           ncursesw
-#   record.so src/record/ + src/cmd/{record,report,run,mark,baseline}.c   sqlite3
+#   record.so src/record/ + src/cmd/{record,report,run,mark,baseline,slurm}.c   sqlite3
 #   watch.so  src/notify/ + src/cmd/watch.c                     libcurl
 #   smixml.so src/smixml/ (gpuscope smi -q -x)                  libxml2
 #   fleet.so  src/backend/prom/ + src/fleet/ (--prometheus: the fleet)  libcurl, libyaml
@@ -83,7 +83,7 @@ PROTO_C := $(GEN)/k8s/podresources.pb-c.c
 modsrc = $(sort $(shell find $(1) -name '*.c' 2>/dev/null) $(wildcard $(2))) src/abi/module_stamp.c
 MOD_SRC_serve := $(call modsrc,src/serve src/k8s,src/cmd/serve.c) $(PROTO_C)
 MOD_SRC_top := $(call modsrc,src/ui,src/cmd/top.c)
-MOD_SRC_record := $(call modsrc,src/record,$(addprefix src/cmd/,record.c report.c run.c mark.c baseline.c))
+MOD_SRC_record := $(call modsrc,src/record,$(addprefix src/cmd/,record.c report.c run.c mark.c baseline.c slurm.c))
 MOD_SRC_watch := $(call modsrc,src/notify,src/cmd/watch.c)
 MOD_SRC_smixml := $(call modsrc,src/smixml,)
 MOD_SRC_fleet := $(call modsrc,src/backend/prom src/fleet,)

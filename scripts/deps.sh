@@ -25,6 +25,8 @@ TEST_PKGS+=(mandoc man-db bash-completion fish zsh)
 TEST_PKGS+=(dpkg-dev debhelper lintian)
 # 21: the fleet backend against a second server of the Prometheus API (tests/fleet-prometheus.sh)
 TEST_PKGS+=(victoria-metrics)
+# 23: a real single-node Slurm with gpuscope as its Prolog/Epilog (tests/slurm.sh)
+TEST_PKGS+=(slurm-wlm munge)
 
 missing=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }

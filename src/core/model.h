@@ -592,6 +592,8 @@ enum gs_pfield {
     GS_P_ENGINE_UTIL,  /* engine_util_pct[]: busy per engine class of the GPU (needs two ticks) */
     GS_P_GTT_MEM,      /* gtt_mem_bytes: buffers in system memory (GTT / system regions) */
     GS_P_DRM_CLIENTS,  /* drm_clients: open DRM files (clients, after merging duplicated fds) */
+    /* -- HPC jobs -- */
+    GS_P_SLURM,        /* slurm_job, slurm_step: from /proc/PID/cgroup (0 / "": not in a Slurm job) */
     GS_P_COUNT
 };
 _Static_assert(GS_P_COUNT <= 32, "process fields must fit the 32-bit valid mask");
@@ -665,6 +667,9 @@ struct gs_proc {
     uint16_t engine_util_pct[GS_MAX_ENGINES];
     uint64_t gtt_mem_bytes;
     uint32_t drm_clients;
+    /* -- HPC jobs -- */
+    uint32_t slurm_job;            /* Slurm job ID from the cgroup path, 0: none */
+    char slurm_step[24];           /* its step: "0", "batch", "extern", "interactive", or "" */
 };
 
 /* ---- MIG devices ------------------------------------------------------------------ */

@@ -446,6 +446,14 @@ static void json_proc_host(struct jgrp *top, const struct gs_text *t, const stru
     jput_why(&h, "container_id", PST(GS_P_CONTAINER), why, JSN(p->container_id));
     jput_why(&h, "container_runtime", PST(GS_P_CONTAINER), why, JSN(p->container_runtime));
     jput_why(&h, "pod_uid", PST(GS_P_POD), why, JSN(p->pod_uid));
+    /* the Slurm job and step its cgroup names; null without a reason: in no job */
+    if (gs_proc_has(p, GS_P_SLURM) && !p->slurm_job) {
+        GS_JW_KEY(h.w, "slurm_job");
+        gs_jw_null(h.w);
+    } else {
+        jput_why(&h, "slurm_job", PST(GS_P_SLURM), why, JI(p->slurm_job));
+    }
+    jput_why(&h, "slurm_step", PST(GS_P_SLURM), why, JSN(p->slurm_step));
     gs_jw_end(h.w);
 }
 

@@ -109,6 +109,8 @@ static void write_proc(FILE *out, const struct gs_proc *p, const struct palette 
         fprintf(out, "(%s%lluM%s)", c->pmem, (unsigned long long)(p->gpu_mem_bytes >> 20), c->reset);
     else
         fputs("(?M)", out);
+    if (gs_proc_has(p, GS_P_SLURM) && p->slurm_job) /* where a job runs: its Slurm job */
+        fprintf(out, "[job %u]", p->slurm_job);
 }
 
 static void write_procs(FILE *out, const struct gs_gpu *g, const struct palette *c)

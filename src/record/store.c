@@ -98,6 +98,14 @@ static const char *const migrations[] = {
     "CREATE TABLE prof_sample(t INTEGER NOT NULL, gpu INTEGER NOT NULL, gi INTEGER NOT NULL,"
     " gr_pm, sm_pm, occupancy_pm, tensor_pm, dram_pm, fp64_pm, fp32_pm, fp16_pm, pcie_tx_kbs, pcie_rx_kbs,"
     " nvlink_tx_kbs, nvlink_rx_kbs, PRIMARY KEY(t, gpu, gi)) WITHOUT ROWID;",
+    /* 4 -> 5: HPC jobs (docs/SLURM.md): each process's Slurm job (from its cgroup, for its
+     * lifetime: a process never changes job), and the jobs the Slurm prolog announced, with
+     * their GPUs (indexes, comma-separated), span, and the summary the epilog wrote */
+    "ALTER TABLE proc ADD COLUMN slurm_job INTEGER;"
+    "CREATE INDEX proc_job ON proc(slurm_job) WHERE slurm_job IS NOT NULL;"
+    "CREATE TABLE job(id TEXT PRIMARY KEY, scheduler TEXT NOT NULL, user TEXT, uid INTEGER, gpus TEXT,"
+    " start_t INTEGER NOT NULL, end_t INTEGER, summary TEXT) WITHOUT ROWID;"
+    "CREATE INDEX job_time ON job(start_t);",
 };
 #define NMIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GS_STORE_SCHEMA_VERSION,

@@ -111,6 +111,10 @@ void gs_prom_out_dcgm(struct gs_prom *r, uint32_t i, const struct gs_gpu *g, con
                       uint8_t fmt);
 /* The kubelet's pod map this rendering labels with, or NULL (pods from processes). */
 const struct gs_k8s_map *gs_prom_out_kube_map(const struct gs_prom *r);
+/* GPU g's HPC jobs for hpc_job (gi UINT32_MAX: the whole GPU, else that GPU instance);
+ * the texts of jobs found from processes go in pjob (64 entries). */
+unsigned gs_prom_out_jobs(const struct gs_prom *r, const struct gs_gpu *g, uint32_t gi, const char **jobs,
+                          char (*pjob)[12]);
 /* A process's pod, namespace and container names (NULL when unknown). */
 void gs_prom_out_proc_pod(struct gs_prom *r, const struct gs_proc *p, const char **ns, const char **pod,
                           const char **container);

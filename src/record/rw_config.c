@@ -148,10 +148,33 @@ static int rw_headers(struct rw_doc *p, struct gs_rw_cfg *c, const yaml_node_t *
     return 0;
 }
 
+/* A quantifier right after another ("a++", "a*{2}") is undefined in POSIX ERE and makes
+ * glibc's regcomp take memory exponential in the run: refused, as RE2 refuses "a**". */
+static bool rw_regex_sane(const char *re)
+{
+    bool after_q = false, in_br = false;
+    for (const char *c = re; *c; c++) {
+        if (in_br) {
+            in_br = *c != ']' || c[-1] == '[' || (c[-1] == '^' && c[-2] == '[');
+            continue;
+        }
+        bool q = *c == '*' || *c == '+' || *c == '?' || *c == '{';
+        if (q && after_q)
+            return false;
+        if (*c == '{')
+            c += strcspn(c, "}") - (c[strcspn(c, "}")] ? 0 : 1);
+        if (*c == '\\' && c[1])
+            c++;
+        in_br = *c == '[';
+        after_q = q;
+    }
+    return strlen(re) <= 1024;
+}
+
 static int rw_relabel_one(struct rw_doc *p, struct gs_rw_relabel *rl, const yaml_node_t *m)
 {
     const char *regex = "(.*)", *action = "replace";
-    const yaml_node_t *an = m;
+    const yaml_node_t *an = m, *rn = m;
     snprintf(rl->sep, sizeof(rl->sep), ";");
     if (m->type != YAML_MAPPING_NODE)
         return rw_bad(p, m, "write_relabel_configs", "%s", "each entry is a mapping (action, source_labels, regex)");
@@ -179,6 +202,7 @@ static int rw_relabel_one(struct rw_doc *p, struct gs_rw_relabel *rl, const yaml
         } else if (!strcmp(k, "regex")) {
             if (!(regex = rw_scalar(p, vn, k)))
                 return -GS_E_PARSE;
+            rn = vn;
         } else if (!strcmp(k, "action")) {
             if (!(action = rw_scalar(p, vn, k)))
                 return -GS_E_PARSE;
@@ -193,6 +217,8 @@ static int rw_relabel_one(struct rw_doc *p, struct gs_rw_relabel *rl, const yaml
     rl->keep = !strcmp(action, "keep");
     if (!rl->nsrc && !(rl->src[rl->nsrc++] = strdup("__name__")))
         return gs_err_set(p->err, GS_E_NOMEM, "out of memory");
+    if (!rw_regex_sane(regex))
+        return rw_bad(p, rn, "regex", "'%.80s': a repeated quantifier or over 1024 characters", regex);
     char *anch;
     if (asprintf(&anch, "^(%s)$", regex) < 0)
         return gs_err_set(p->err, GS_E_NOMEM, "out of memory");
@@ -201,7 +227,7 @@ static int rw_relabel_one(struct rw_doc *p, struct gs_rw_relabel *rl, const yaml
     if (rc) {
         char why[200];
         regerror(rc, &rl->re, why, sizeof(why));
-        return rw_bad(p, m, "regex", "%s (POSIX extended syntax)", why);
+        return rw_bad(p, rn, "regex", "%s (POSIX extended syntax)", why);
     }
     return 0;
 }

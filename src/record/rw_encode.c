@@ -86,7 +86,7 @@ struct gs_rw_enc {
     const struct gs_rw_cfg *cfg;
     const struct prom_desc *desc[RW_NCOLS];
     double scale[RW_NCOLS], inv[RW_NCOLS];
-    struct rw_gpu_slot *gpus;
+    struct rw_gpu_slot **gpus;   /* each slot on its own: series point into it */
     size_t ngpus;
     /* per request, grown as needed */
     Prometheus__Sample *smp;
@@ -122,6 +122,8 @@ void gs_rw_enc_free(struct gs_rw_enc *e)
 {
     if (!e)
         return;
+    for (size_t i = 0; i < e->ngpus; i++)
+        free(e->gpus[i]);
     free(e->gpus);
     free(e->smp);
     free(e->smpp);
@@ -135,8 +137,8 @@ void gs_rw_enc_free(struct gs_rw_enc *e)
 static struct rw_gpu_slot *rw_slot(const struct gs_rw_enc *e, int id)
 {
     for (size_t i = 0; i < e->ngpus; i++)
-        if (e->gpus[i].g.id == id)
-            return &e->gpus[i];
+        if (e->gpus[i]->g.id == id)
+            return e->gpus[i];
     return NULL;
 }
 
@@ -193,11 +195,13 @@ int gs_rw_enc_gpu(struct gs_rw_enc *e, const struct gs_rw_gpu *g)
 {
     struct rw_gpu_slot *sl = rw_slot(e, g->id);
     if (!sl) {
-        struct rw_gpu_slot *n = realloc(e->gpus, (e->ngpus + 1) * sizeof(*n));
+        struct rw_gpu_slot **n = realloc(e->gpus, (e->ngpus + 1) * sizeof(*n));
         if (!n)
             return -GS_E_NOMEM;
         e->gpus = n;
-        sl = &e->gpus[e->ngpus++];
+        if (!(sl = malloc(sizeof(*sl))))
+            return -GS_E_NOMEM;
+        e->gpus[e->ngpus++] = sl;
     }
     memset(sl, 0, sizeof(*sl));
     sl->g = *g;
@@ -256,7 +260,7 @@ static int rw_build(struct gs_rw_enc *e, const struct gs_rw_row *rows, size_t n,
     size_t total = 0, nts = 0;
     for (size_t g = 0; g < e->ngpus; g++)
         for (size_t i = 0; i < RW_NCOLS; i++)
-            e->gpus[g].s[i].n = e->gpus[g].s[i].at = 0;
+            e->gpus[g]->s[i].n = e->gpus[g]->s[i].at = 0;
     for (size_t r = 0; r < n; r++) {
         struct rw_gpu_slot *sl = rw_slot(e, rows[r].gpu);
         for (size_t i = 0; sl && i < RW_NCOLS; i++)
@@ -274,7 +278,7 @@ static int rw_build(struct gs_rw_enc *e, const struct gs_rw_row *rows, size_t n,
     size_t at = 0, k = 0;
     for (size_t g = 0; g < e->ngpus; g++)
         for (size_t i = 0; i < RW_NCOLS; i++) {
-            struct rw_series *s = &e->gpus[g].s[i];
+            struct rw_series *s = &e->gpus[g]->s[i];
             if (!s->n)
                 continue;
             Prometheus__TimeSeries *ts = &e->ts[k];

@@ -177,6 +177,8 @@ enum gs_rw_verdict gs_rw_http_post(struct gs_rw_http *h, const void *body, size_
     for (size_t i = 0; i < h->body_len; i++) /* one printable line */
         if ((unsigned char)h->body[i] < ' ' || h->body[i] == 0x7f)
             h->body[i] = ' ';
+    while (h->body_len && h->body[h->body_len - 1] == ' ')
+        h->body[--h->body_len] = '\0';
     snprintf(why, whylen, "HTTP %ld%s%s", code, h->body_len ? ": " : "", h->body);
     if (code / 100 == 5 || code == 429) {
         *retry_after_ms = h->retry_after_ms;

@@ -106,7 +106,7 @@ int gs_rw_start(struct gs_rw **out, const struct gs_rw_cfg *cfg, const char *db_
                 bool quiet, struct gs_err *err);
 /* A tick was stored: send soon. */
 void gs_rw_notify(struct gs_rw *rw);
-/* Send what is queued for up to drain_ms (stopping at the first failure), then stop the thread. */
+/* Send what is queued for up to drain_ms (retrying failures meanwhile), then stop the thread. */
 void gs_rw_stop(struct gs_rw *rw, int64_t drain_ms);
 /* `record --status`: the queue of each remote-write URL of db_path, on out. */
 int gs_rw_status(const char *db_path, FILE *out, struct gs_err *err);

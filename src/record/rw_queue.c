@@ -31,6 +31,7 @@ struct gs_rw {
     pthread_cond_t cv;
     bool notified, stop;
     uint64_t drain_until_ns;
+    uint64_t next_try_ns;        /* a failed batch is tried again from then */
     volatile int abort_now;
     sqlite3 *db;
     sqlite3_stmt *q_rows, *q_ok, *q_err;
@@ -319,19 +320,28 @@ static void *rw_main(void *arg)
             rw_wait(rw, 2000, false);
             continue;
         }
+        uint64_t now = gs_clock_mono_ns();
+        if (stopping && now < rw->next_try_ns) { /* a backoff the stop cut short: its rest, within the drain */
+            uint64_t until = rw->next_try_ns < rw->drain_until_ns ? rw->next_try_ns : rw->drain_until_ns;
+            struct timespec ts = { (time_t)((until - now) / 1000000000u), (long)((until - now) % 1000000000u) };
+            nanosleep(&ts, NULL);
+            continue;
+        }
         int64_t wait = 0;
         int r = rw_batch(rw, &wait);
         if (r > 0)
             continue;
-        if (stopping)
-            break; /* queue empty, or the receiver failing: what is left stays queued */
-        if (r == 0) {
-            if (rw->wm_dirty)
-                rw_store_ok(rw, 0);
-            rw_wait(rw, 1000, true);
-        } else {
-            rw_wait(rw, wait, false);
+        if (stopping && r == 0)
+            break; /* all sent */
+        if (r < 0) { /* retry after wait (the rest of it after a stop: above); what is left stays queued */
+            rw->next_try_ns = gs_clock_mono_ns() + (uint64_t)wait * 1000000u;
+            if (!stopping)
+                rw_wait(rw, wait, false);
+            continue;
         }
+        if (rw->wm_dirty)
+            rw_store_ok(rw, 0);
+        rw_wait(rw, 1000, true);
     }
     if (rw->db && rw->wm_dirty)
         rw_store_ok(rw, 0);

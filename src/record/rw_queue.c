@@ -382,6 +382,7 @@ int gs_rw_start(struct gs_rw **out, const struct gs_rw_cfg *cfg, const char *db_
                    strerror(rc));
         goto fail;
     }
+    pthread_setname_np(rw->th, "gs-rw"); /* bench/remote-write.sh measures this thread's CPU */
     if (!quiet)
         fprintf(stderr, "gpuscope record: remote write to %s (queued in %s)\n", rw->url, db_path);
     *out = rw;

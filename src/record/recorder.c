@@ -250,10 +250,10 @@ static int rec_rw_config(struct rec *r, struct gs_err *err)
         r->rwcfg.max_samples = o->rw_max_batch;
     const char *u = r->rwcfg.url;
     if (!u)
-        return gs_err_set(err, GS_E_USAGE, "remote write: no URL: pass --remote-write URL or put url: in %s",
+        return gs_err_set(err, GS_E_PARSE, "remote write: no URL: pass --remote-write URL or put url: in %s",
                           o->rw_config);
     if (strncmp(u, "http://", 7) && strncmp(u, "https://", 8))
-        return gs_err_set(err, GS_E_USAGE, "remote write: '%s' is not an http:// or https:// URL", u);
+        return gs_err_set(err, GS_E_PARSE, "remote write: '%s' is not an http:// or https:// URL", u);
     return 0;
 }
 

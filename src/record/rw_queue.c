@@ -251,6 +251,30 @@ static int64_t rw_backoff(struct gs_rw *rw, const char *why, int64_t retry_after
     return wait;
 }
 
+/* Samples after the watermark that retention (or --max-size) deleted before they were sent:
+ * their minutes still have rollups. Said, never skipped in silence. */
+static void rw_check_lost(struct gs_rw *rw, int64_t first_t)
+{
+    if (first_t - rw->wm_t <= 60000 || rw->wm_t < 0)
+        return;
+    sqlite3_stmt *q;
+    if (sqlite3_prepare_v2(rw->db, "SELECT min(t), max(t) FROM rollup WHERE t > ?1 AND t + 60000 <= ?2", -1, &q,
+                           NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(q, 1, rw->wm_t);
+    sqlite3_bind_int64(q, 2, first_t);
+    if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) != SQLITE_NULL) {
+        char a[48], b[48], msg[300];
+        gs_rfc3339(sqlite3_column_int64(q, 0), a, sizeof(a));
+        gs_rfc3339(sqlite3_column_int64(q, 1) + 60000, b, sizeof(b));
+        snprintf(msg, sizeof(msg), "the samples from %s to %s were deleted (--retention, --max-size) before they "
+                 "could be sent; only their one-minute rollups remain, in the database", a, b);
+        RW_LOG(rw, "%s", msg);
+        rw_store_err(rw, msg, 0);
+    }
+    sqlite3_finalize(q);
+}
+
 /* One batch: read, encode, post, and what the answer means for the watermark.
  * 1: sent (or nothing to send), 0: queue empty, -1: retry after *wait_ms. */
 static int rw_batch(struct gs_rw *rw, int64_t *wait_ms)
@@ -266,6 +290,7 @@ static int rw_batch(struct gs_rw *rw, int64_t *wait_ms)
     }
     if (!n)
         return 0;
+    rw_check_lost(rw, rw->rows[0].t);
     int64_t last_t = rw->rows[n - 1].t, last_gpu = rw->rows[n - 1].gpu;
     if (!nsamples) { /* only NULLs or relabelled away: nothing to post */
         rw->wm_t = last_t;

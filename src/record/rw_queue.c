@@ -32,6 +32,8 @@ struct gs_rw {
     bool notified, stop;
     uint64_t drain_until_ns;
     uint64_t next_try_ns;        /* a failed batch is tried again from then */
+    bool lost_checked;           /* rw_check_lost() looked after lost_wm already */
+    int64_t lost_wm;
     volatile int abort_now;
     sqlite3 *db;
     sqlite3_stmt *q_rows, *q_ok, *q_err;
@@ -255,8 +257,10 @@ static int64_t rw_backoff(struct gs_rw *rw, const char *why, int64_t retry_after
  * their minutes still have rollups. Said, never skipped in silence. */
 static void rw_check_lost(struct gs_rw *rw, int64_t first_t)
 {
-    if (first_t - rw->wm_t <= 60000 || rw->wm_t < 0)
-        return;
+    if (first_t - rw->wm_t <= 60000 || rw->wm_t < 0 || (rw->lost_checked && rw->lost_wm == rw->wm_t))
+        return; /* once per watermark: a retried batch is not a second loss */
+    rw->lost_checked = true;
+    rw->lost_wm = rw->wm_t;
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(rw->db, "SELECT min(t), max(t) FROM rollup WHERE t > ?1 AND t + 60000 <= ?2", -1, &q,
                            NULL) != SQLITE_OK)

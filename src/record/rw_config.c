@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/stat.h>
 
 #include <yaml.h>
 
@@ -402,9 +403,14 @@ int gs_rw_cfg_parse(struct gs_rw_cfg *c, const char *name, const char *text, siz
 int gs_rw_cfg_load(struct gs_rw_cfg *c, const char *path, struct gs_err *err)
 {
     FILE *f = fopen(path, "r");
+    struct stat sb;
     if (!f)
         return gs_err_set(err, errno == EACCES ? GS_E_PERMISSION : GS_E_IO,
                           "cannot read the remote-write config %s: %m", path);
+    if (fstat(fileno(f), &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        fclose(f);
+        return gs_err_set(err, GS_E_PARSE, "the remote-write config %s is not a regular file", path);
+    }
     char *buf = malloc(1 << 20);
     size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;
     int big = buf && n == 1 << 20 && fgetc(f) != EOF;

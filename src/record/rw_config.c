@@ -11,12 +11,14 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <yaml.h>
 
@@ -402,14 +404,19 @@ int gs_rw_cfg_parse(struct gs_rw_cfg *c, const char *name, const char *text, siz
 
 int gs_rw_cfg_load(struct gs_rw_cfg *c, const char *path, struct gs_err *err)
 {
-    FILE *f = fopen(path, "r");
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC); /* a FIFO is refused, not waited on */
     struct stat sb;
-    if (!f)
+    if (fd < 0)
         return gs_err_set(err, errno == EACCES ? GS_E_PERMISSION : GS_E_IO,
                           "cannot read the remote-write config %s: %m", path);
-    if (fstat(fileno(f), &sb) < 0 || !S_ISREG(sb.st_mode)) {
-        fclose(f);
+    if (fstat(fd, &sb) < 0 || !S_ISREG(sb.st_mode)) {
+        close(fd);
         return gs_err_set(err, GS_E_PARSE, "the remote-write config %s is not a regular file", path);
+    }
+    FILE *f = fdopen(fd, "r");
+    if (!f) {
+        close(fd);
+        return gs_err_set(err, GS_E_NOMEM, "out of memory");
     }
     char *buf = malloc(1 << 20);
     size_t n = buf ? fread(buf, 1, 1 << 20, f) : 0;

@@ -5,7 +5,7 @@
 # against the scenario's known answers (tests/fixtures/remote-write.scn: power = 100 + t W,
 # utilization 20 % then 80 % from 30 s), and the faults: 500 then 200, 429 with Retry-After,
 # a 400 for one batch (tests/fixtures/rw-proxy.py in front), kill -9 of record during a send,
-# the receiver stopped and restarted mid-run, a full database while queueing, TLS with a
+# the receiver stopped for 30 s and restarted mid-run, a full database while queueing, TLS with a
 # wrong CA, an unresolvable host. Every phase records its own stretch of virtual time, in
 # order, so that one Prometheus takes them all.
 set -u
@@ -158,19 +158,20 @@ else
     echo "note: build/testing/gpuscope missing (make testing): the full-database phase not run"
 fi
 
-# ---- D: Prometheus stopped mid-run for 12 s, then started again: no gap
-rec_bg "$GS" d.db 400 30 --interval 1s --remote-write "$WRITE" --remote-write-drain 60s 2>"$TMP/d.err" &
+# ---- D: Prometheus stopped mid-run for 30 s, then started again: no gap
+rec_bg "$GS" d.db 400 50 --interval 1s --remote-write "$WRITE" --remote-write-drain 60s 2>"$TMP/d.err" &
 DPID=$!
 for _ in $(seq 1 100); do [ "$(sqlite3 "$TMP/d.db" 'SELECT count(*) FROM sample' 2>/dev/null || echo 0)" -ge 16 ] && break; sleep 0.2; done
 kill "$PROM_PID"; wait "$PROM_PID" 2>/dev/null
-sleep 12
+sleep 30
 "$GS" record --status --db "$TMP/d.db" > "$TMP/d.status"
 grep -q "last error:.*Couldn't connect\|last error:.*Failed to connect\|last error:.*receiver running" "$TMP/d.status" ||
     fail "D: status while down: $(cat "$TMP/d.status")"
 prom_start
 wait "$DPID" || fail "D: record exited $?"
-T=$((BASE + 429)).5
-expect "$PROM" 'count_over_time(DCGM_FI_DEV_POWER_USAGE{gpu="0"}[30s])' "$T" 30 "D: no gap after the receiver came back"
+T=$((BASE + 449)).5
+expect "$PROM" 'count_over_time(DCGM_FI_DEV_POWER_USAGE{gpu="0"}[50s])' "$T" 50 "D: no gap after the receiver came back"
+expect "$PROM" 'sum_over_time(DCGM_FI_DEV_POWER_USAGE{gpu="0"}[50s])' "$T" 6225 "D: and the values"
 grep -q "sending again" "$TMP/d.err" || fail "D: no recovery message: $(cat "$TMP/d.err")"
 
 # ---- V: VictoriaMetrics

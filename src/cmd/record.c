@@ -99,8 +99,8 @@ static int record_parse(int argc, char **argv, struct gs_record_opts *o)
         case O_RWMAX: {
             char *end;
             unsigned long v = strtoul(optarg, &end, 10);
-            if (*end || !*optarg || v < 1 || v > 1000000)
-                rc = bad("--remote-write-max-batch (samples, 1 to 1000000)", optarg);
+            if (*end || !*optarg || v < 1 || v > 100000)
+                rc = bad("--remote-write-max-batch (samples, 1 to 100000)", optarg);
             o->rw_max_batch = (uint32_t)v;
             break;
         }

@@ -273,8 +273,8 @@ static int rw_queue_cfg(struct rw_doc *p, struct gs_rw_cfg *c, const yaml_node_t
                 return -GS_E_PARSE;
             errno = 0;
             long long v = strtoll(s, &end, 10);
-            if (*end || errno || v < 1 || v > 1000000)
-                return rw_bad(p, vn, k, "'%s' is not a number of samples from 1 to 1000000", s);
+            if (*end || errno || v < 1 || v > 100000)
+                return rw_bad(p, vn, k, "'%s' is not a number of samples from 1 to 100000", s);
             c->max_samples = (uint32_t)v;
         } else if (!strcmp(k, "min_backoff")) {
             rc = rw_duration(p, vn, k, &c->min_backoff_ms);

@@ -55,6 +55,8 @@ struct gs_rw {
         fputc('\n', stderr);                                                                                \
     } while (0)
 
+#define RW_MAX_ROWS 20000
+
 static const char rw_sql_rows[] =
     "SELECT t, gpu, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, power_limit_w,"
     " energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct FROM sample"
@@ -135,18 +137,20 @@ static int rw_open_db(struct gs_rw *rw, char *why, size_t len)
 static int rw_read(struct gs_rw *rw, size_t *n, size_t *nsamples)
 {
     uint32_t max = rw->cfg->max_samples;
-    if (rw->rows_cap < max) {
-        struct gs_rw_row *r = realloc(rw->rows, max * sizeof(*r));
+    /* rows read at most: a row has one sample or more; a row's memory (~140 B) stays bounded */
+    uint32_t max_rows = max < RW_MAX_ROWS ? max : RW_MAX_ROWS;
+    if (rw->rows_cap < max_rows) {
+        struct gs_rw_row *r = realloc(rw->rows, max_rows * sizeof(*r));
         if (!r)
             return -1;
         rw->rows = r;
-        rw->rows_cap = max;
+        rw->rows_cap = max_rows;
     }
     sqlite3_stmt *q = rw->q_rows;
     sqlite3_reset(q);
     sqlite3_bind_int64(q, 1, rw->wm_t);
     sqlite3_bind_int64(q, 2, rw->wm_gpu);
-    sqlite3_bind_int64(q, 3, max);
+    sqlite3_bind_int64(q, 3, max_rows);
     size_t k = 0, total = 0;
     bool reloaded = false;
     int rc;

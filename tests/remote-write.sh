@@ -145,6 +145,16 @@ expect "$PROM" 'count_over_time(DCGM_FI_DEV_POWER_USAGE{gpu="0"}[35s])' "$T" 35 
 N=$(grep -c . "$TMP/proxy.log")
 [ "$N" -le 36 ] && ok "C: $N requests for 35 batches (one sent twice at most)" || fail "C: $N requests, want <= 36"
 
+# ---- H: the config's client settings reach the receiver: X-Scope-OrgID, basic auth from a password file
+: > "$TMP/proxy.log"
+printf 's3cret\n' > "$TMP/rw.pass"
+printf 'url: %s\nheaders:\n  X-Scope-OrgID: team-gpu\nbasic_auth:\n  username: alice\n  password_file: rw.pass\n' \
+    "$PROXY" > "$TMP/h.yml"
+rec "$GS" h.db 250 3 --remote-write-config "$TMP/h.yml" 2>"$TMP/h.err" || fail "H: record exited $?: $(cat "$TMP/h.err")"
+awk '$9 == "team-gpu" && $10 == "Basic:alice" { n++ } END { exit !(n >= 1 && n == NR) }' "$TMP/proxy.log" &&
+    ok "H: X-Scope-OrgID and basic auth sent" || fail "H: $(cat "$TMP/proxy.log")"
+expect "$PROM" 'count_over_time(DCGM_FI_DEV_POWER_USAGE{gpu="0"}[3s])' "$((BASE + 252)).5" 3 "H: and the samples arrived"
+
 # ---- G: the database full for ticks 10..19 while queueing (test build's hook): said, nothing corrupted
 if [ -x "$GST" ]; then
     GPUSCOPE_RECORD_FAULT=full:10-19 rec "$GST" g.db 300 60 --remote-write "$WRITE" 2>"$TMP/g.err" ||

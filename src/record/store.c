@@ -106,6 +106,12 @@ static const char *const migrations[] = {
     "CREATE TABLE job(id TEXT PRIMARY KEY, scheduler TEXT NOT NULL, user TEXT, uid INTEGER, gpus TEXT,"
     " start_t INTEGER NOT NULL, end_t INTEGER, summary TEXT) WITHOUT ROWID;"
     "CREATE INDEX job_time ON job(start_t);",
+    /* 5 -> 6: remote write (record --remote-write): per URL, the last sample the receiver
+     * acknowledged or refused for good, (sent_t, sent_gpu) in the sample table's key order,
+     * and the last success and error, for `record --status` */
+    "CREATE TABLE remote_write(url TEXT PRIMARY KEY, sent_t INTEGER NOT NULL, sent_gpu INTEGER NOT NULL,"
+    " ok_t INTEGER, err_t INTEGER, err TEXT, sent_n INTEGER NOT NULL DEFAULT 0,"
+    " dropped_n INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;",
 };
 #define NMIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GS_STORE_SCHEMA_VERSION,

@@ -30,7 +30,7 @@
 #include "core/err.h"
 #include "core/model.h"
 
-#define GS_STORE_SCHEMA_VERSION 5
+#define GS_STORE_SCHEMA_VERSION 6
 
 /* Bits of sample.bad: that column's NULL is an error (or the GPU is lost). */
 enum gs_col {

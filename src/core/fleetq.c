@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fleetq.c - the PromQL of the fleet views: node-named selectors and string
+ * literals, built into caller buffers that never overflow (fleetq.h).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/fleetq.h"
+
+void gs_pq_init(struct gs_pq *q, char *buf, size_t cap)
+{
+    q->buf = buf;
+    q->cap = cap;
+    q->len = 0;
+    q->trunc = cap == 0;
+    if (cap)
+        buf[0] = '\0';
+}
+
+void gs_pq_add(struct gs_pq *q, const char *fmt, ...)
+{
+    va_list ap;
+    if (q->trunc)
+        return;
+    va_start(ap, fmt);
+    int n = vsnprintf(q->buf + q->len, q->cap - q->len, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= q->cap - q->len) {
+        q->trunc = true;
+        q->buf[q->len] = '\0';
+        return;
+    }
+    q->len += (size_t)n;
+}
+
+void gs_pq_str(struct gs_pq *q, const char *s)
+{
+    gs_pq_add(q, "\"");
+    for (; *s && !q->trunc; s++) {
+        if (*s == '\\' || *s == '"')
+            gs_pq_add(q, "\\%c", *s);
+        else if (*s == '\n')
+            gs_pq_add(q, "\\n");
+        else
+            gs_pq_add(q, "%c", *s);
+    }
+    gs_pq_add(q, "\"");
+}
+
+/* metric{match,extra,Hostname<op>""}, each part only when not empty */
+static void sel_one(struct gs_pq *q, const char *match, const char *metric, const char *extra,
+                    const char *host_op)
+{
+    gs_pq_add(q, "%s{", metric);
+    if (match && *match)
+        gs_pq_add(q, "%s,", match);
+    if (extra && *extra)
+        gs_pq_add(q, "%s,", extra);
+    gs_pq_add(q, GS_FLEET_HOST_LABEL "%s\"\"}", host_op);
+}
+
+static void sel_fn(struct gs_pq *q, const char *match, const char *metric, const char *extra,
+                   const char *fn, const char *range, const char *host_op)
+{
+    if (fn)
+        gs_pq_add(q, "%s(", fn);
+    sel_one(q, match, metric, extra, host_op);
+    if (fn)
+        gs_pq_add(q, "[%s])", range);
+}
+
+void gs_pq_sel(struct gs_pq *q, const char *match, const char *metric, const char *extra,
+               const char *fn, const char *range)
+{
+    gs_pq_add(q, "(");
+    sel_fn(q, match, metric, extra, fn, range, "!=");
+    gs_pq_add(q, " or label_replace(");
+    sel_fn(q, match, metric, extra, fn, range, "=");
+    gs_pq_add(q, ",\"" GS_FLEET_HOST_LABEL "\",\"$1\",\"instance\",\"(.*)\"))");
+}
+
+static void node_one(struct gs_pq *q, const char *match, const char *names, const char *extra,
+                     const char *host, bool by_instance)
+{
+    gs_pq_add(q, "{__name__=~");
+    gs_pq_str(q, names);
+    if (match && *match)
+        gs_pq_add(q, ",%s", match);
+    if (extra && *extra)
+        gs_pq_add(q, ",%s", extra);
+    gs_pq_add(q, by_instance ? "," GS_FLEET_HOST_LABEL "=\"\",instance=" : "," GS_FLEET_HOST_LABEL "=");
+    gs_pq_str(q, host);
+    gs_pq_add(q, "}");
+}
+
+void gs_pq_node(struct gs_pq *q, const char *match, const char *names, const char *extra,
+                const char *host)
+{
+    gs_pq_add(q, "(");
+    node_one(q, match, names, extra, host, false);
+    gs_pq_add(q, " or ");
+    node_one(q, match, names, extra, host, true);
+    gs_pq_add(q, ")");
+}
+
+int gs_pq_match_inner(const char *sel, char *out, size_t len)
+{
+    size_t n = sel ? strlen(sel) : 0;
+    if (len == 0)
+        return -1;
+    out[0] = '\0';
+    if (n == 0)
+        return 0;
+    if (n < 2 || sel[0] != '{' || sel[n - 1] != '}' || n - 2 >= len)
+        return -1;
+    memcpy(out, sel + 1, n - 2);
+    out[n - 2] = '\0';
+    return 0;
+}

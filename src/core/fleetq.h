@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fleetq.h - the PromQL that the fleet views (top and report with
+ * --prometheus) share: which label names a node, and selectors that give
+ * every series a node name whether the exporter set `Hostname` or only
+ * Prometheus' `instance` is there (docs/FLEET-views.md).
+ *
+ * Nothing here talks HTTP: the strings go to the fleet module's client
+ * (backend/prom/prom_api.h). Every aggregation is `by (Hostname)`, so the
+ * number of requests never depends on the number of nodes.
+ */
+#ifndef GS_CORE_FLEETQ_H
+#define GS_CORE_FLEETQ_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+/* The label every fleet query groups by. Series that lack it (a dcgm-exporter
+ * started without a node name) get `instance` copied into it. */
+#define GS_FLEET_HOST_LABEL "Hostname"
+
+/* A PromQL text being built: writes never overflow; `trunc` says a write did
+ * not fit (the query is then not sent: the caller reports it). */
+struct gs_pq {
+    char *buf;
+    size_t len, cap;
+    bool trunc;
+};
+
+void gs_pq_init(struct gs_pq *q, char *buf, size_t cap);
+void gs_pq_add(struct gs_pq *q, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A PromQL string literal (double quotes, with \\ \" \n escaped) of s. */
+void gs_pq_str(struct gs_pq *q, const char *s);
+
+/* The selector of `metric` with the matchers `match` (the inside of the
+ * --match braces, "" for none) and `extra` (more matchers, "" for none),
+ * wrapped as fn(SEL[range]) when fn is not NULL (range like "1h"), and with
+ * the node name in Hostname:
+ *   (fn(metric{match,extra,Hostname!=""}[range])
+ *    or label_replace(fn(metric{match,extra,Hostname=""}[range]),"Hostname","$1","instance","(.*)")) */
+void gs_pq_sel(struct gs_pq *q, const char *match, const char *metric, const char *extra,
+               const char *fn, const char *range);
+
+/* Matchers that pick one node: `Hostname="h"` (or, for a node named by its
+ * instance, `Hostname="",instance="h"`) as a vector selector over the names
+ * matching the regex `names`:
+ *   ({__name__=~"names",match,Hostname="h"} or {__name__=~"names",match,Hostname="",instance="h"}) */
+void gs_pq_node(struct gs_pq *q, const char *match, const char *names, const char *extra,
+                const char *host);
+
+/* The inside of a `{...}` selector printed by the client's selector()
+ * (`{a="b"}` -> `a="b"`) into out ("" when sel is ""). -1 when sel is not
+ * a `{...}` or does not fit: never a silently dropped --match. */
+int gs_pq_match_inner(const char *sel, char *out, size_t len);
+
+#endif /* GS_CORE_FLEETQ_H */

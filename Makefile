@@ -47,7 +47,8 @@ PKGS_top := ncursesw
 PKGS_record := sqlite3
 PKGS_watch := libcurl
 PKGS_smixml := libxml-2.0
-ALL_PKGS := $(PKGS) $(PKGS_serve) $(PKGS_top) $(PKGS_record) $(PKGS_watch) $(PKGS_smixml)
+PKGS_fleet := libcurl yaml-0.1
+ALL_PKGS := $(PKGS) $(PKGS_serve) $(PKGS_top) $(PKGS_record) $(PKGS_watch) $(PKGS_smixml) $(PKGS_fleet)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(ALL_PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 LIBS_serve := $(shell $(PKG_CONFIG) --libs $(PKGS_serve) 2>/dev/null) -lcrypt
@@ -55,7 +56,8 @@ LIBS_top := $(shell $(PKG_CONFIG) --libs $(PKGS_top) 2>/dev/null)
 LIBS_record := $(shell $(PKG_CONFIG) --libs $(PKGS_record) 2>/dev/null)
 LIBS_watch := $(shell $(PKG_CONFIG) --libs $(PKGS_watch) 2>/dev/null)
 LIBS_smixml := $(shell $(PKG_CONFIG) --libs $(PKGS_smixml) 2>/dev/null)
-MOD_LIBS_ALL := $(LIBS_serve) $(LIBS_top) $(LIBS_record) $(LIBS_watch) $(LIBS_smixml)
+LIBS_fleet := $(shell $(PKG_CONFIG) --libs $(PKGS_fleet) 2>/dev/null)
+MOD_LIBS_ALL := $(LIBS_serve) $(LIBS_top) $(LIBS_record) $(LIBS_watch) $(LIBS_smixml) $(LIBS_fleet)
 
 CPPFLAGS += -Isrc -I$(GEN) -D_GNU_SOURCE -DGS_PREFIX='"$(PREFIX)"'
 CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(WARN) $(SANFLAGS) -fPIC $(PKG_CFLAGS) $(CFLAGS)
@@ -70,7 +72,8 @@ LDLIBS_TEST := $(PKG_LIBS) $(MOD_LIBS_ALL) -ldl -lpthread -lm $(LDLIBS)
 #   record.so src/record/ + src/cmd/{record,report,run,mark,baseline}.c   sqlite3
 #   watch.so  src/notify/ + src/cmd/watch.c                     libcurl
 #   smixml.so src/smixml/ (gpuscope smi -q -x)                  libxml2
-MODULES := serve top record watch smixml
+#   fleet.so  src/backend/prom/ (--prometheus: the fleet)      libcurl, libyaml
+MODULES := serve top record watch smixml fleet
 # The kubelet's pod-resources messages (src/k8s/podresources.proto): protoc-c writes
 # their C at build time into $(GEN), shared by every build variant (the .proto is the
 # source; nothing generated is committed, so it cannot drift from it).
@@ -83,6 +86,7 @@ MOD_SRC_top := $(call modsrc,src/ui,src/cmd/top.c)
 MOD_SRC_record := $(call modsrc,src/record,$(addprefix src/cmd/,record.c report.c run.c mark.c baseline.c))
 MOD_SRC_watch := $(call modsrc,src/notify,src/cmd/watch.c)
 MOD_SRC_smixml := $(call modsrc,src/smixml,)
+MOD_SRC_fleet := $(call modsrc,src/backend/prom,)
 SRC := $(shell find src -name '*.c' | sort) $(PROTO_C)
 OBJ := $(SRC:%.c=$(O)/obj/%.o)
 MOD_OBJ := $(foreach m,$(MODULES),$(MOD_SRC_$(m):%.c=$(O)/obj/%.o))

@@ -81,27 +81,36 @@ void gs_pq_sel(struct gs_pq *q, const char *match, const char *metric, const cha
     gs_pq_add(q, ",\"" GS_FLEET_HOST_LABEL "\",\"$1\",\"instance\",\"(.*)\"))");
 }
 
-static void node_one(struct gs_pq *q, const char *match, const char *names, const char *extra,
-                     const char *host, bool by_instance)
+/* A GPU of every exporter has at least one of these (a GPU off the bus keeps its Xid). */
+#define GPU_NAMES "__name__=~\"DCGM_FI_DEV_(FB_USED|GPU_TEMP|XID_ERRORS)\""
+
+void gs_pq_hosts(struct gs_pq *q, const char *match, const char *host)
 {
-    gs_pq_add(q, "{__name__=~");
-    gs_pq_str(q, names);
-    if (match && *match)
-        gs_pq_add(q, ",%s", match);
-    if (extra && *extra)
-        gs_pq_add(q, ",%s", extra);
-    gs_pq_add(q, by_instance ? "," GS_FLEET_HOST_LABEL "=\"\",instance=" : "," GS_FLEET_HOST_LABEL "=");
-    gs_pq_str(q, host);
-    gs_pq_add(q, "}");
+    gs_pq_add(q, "group by (instance, job, " GS_FLEET_HOST_LABEL ") (");
+    if (!host) {
+        gs_pq_sel(q, match, "", GPU_NAMES, NULL, NULL);
+    } else {
+        gs_pq_add(q, "{" GPU_NAMES "%s%s," GS_FLEET_HOST_LABEL "=", match && *match ? "," : "", match ? match : "");
+        gs_pq_str(q, host);
+        gs_pq_add(q, "} or label_replace({" GPU_NAMES "%s%s," GS_FLEET_HOST_LABEL "=\"\",instance=",
+                  match && *match ? "," : "", match ? match : "");
+        gs_pq_str(q, host);
+        gs_pq_add(q, "},\"" GS_FLEET_HOST_LABEL "\",\"$1\",\"instance\",\"(.*)\")");
+    }
+    gs_pq_add(q, ")");
 }
 
 void gs_pq_node(struct gs_pq *q, const char *match, const char *names, const char *extra,
                 const char *host)
 {
-    gs_pq_add(q, "(");
-    node_one(q, match, names, extra, host, false);
-    gs_pq_add(q, " or ");
-    node_one(q, match, names, extra, host, true);
+    gs_pq_add(q, "({__name__=~");
+    gs_pq_str(q, names);
+    if (match && *match)
+        gs_pq_add(q, ",%s", match);
+    if (extra && *extra)
+        gs_pq_add(q, ",%s", extra);
+    gs_pq_add(q, "} and on (instance, job) ");
+    gs_pq_hosts(q, match, host);
     gs_pq_add(q, ")");
 }
 

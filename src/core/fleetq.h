@@ -41,10 +41,18 @@ void gs_pq_str(struct gs_pq *q, const char *s);
 void gs_pq_sel(struct gs_pq *q, const char *match, const char *metric, const char *extra,
                const char *fn, const char *range);
 
-/* Matchers that pick one node: `Hostname="h"` (or, for a node named by its
- * instance, `Hostname="",instance="h"`) as a vector selector over the names
- * matching the regex `names`:
- *   ({__name__=~"names",match,Hostname="h"} or {__name__=~"names",match,Hostname="",instance="h"}) */
+/* The node of every scrape target: `group by (instance, job, Hostname)`
+ * over dcgm-exporter's GPU series (Hostname from instance where missing),
+ * only node `host`'s when host is not NULL. gpuscope serve's own families
+ * (gpuscope_*) carry no Hostname; joined to this on (instance, job) they get
+ * the one of the same exporter:
+ *   X * on (instance, job) group_left (Hostname) <hosts> */
+void gs_pq_hosts(struct gs_pq *q, const char *match, const char *host);
+#define GS_PQ_JOIN " * on (instance, job) group_left (" GS_FLEET_HOST_LABEL ") "
+
+/* The series of node `host` whose names match the regex `names` (and the
+ * matchers `extra`), names kept (one node's GPUs):
+ *   {__name__=~"names",match,extra} and on (instance, job) <hosts of host> */
 void gs_pq_node(struct gs_pq *q, const char *match, const char *names, const char *extra,
                 const char *host);
 

@@ -36,6 +36,23 @@ static void agg(struct gs_pq *q, const char *m, const char *op, const char *metr
     gs_pq_add(q, ")");
 }
 
+/* metric{match,extra} */
+static void plain(struct gs_pq *q, const char *m, const char *metric, const char *extra)
+{
+    gs_pq_add(q, "%s{%s%s%s}", metric, m, *m && *extra ? "," : "", extra);
+}
+
+/* op by (Hostname<by>) (metric{match,extra} joined to its node): serve's own families */
+static void agg_joined(struct gs_pq *q, const char *m, const char *op, const char *by, const char *metric,
+                       const char *extra)
+{
+    gs_pq_add(q, "%s by (" H "%s) ((", op, by);
+    plain(q, m, metric, extra);
+    gs_pq_add(q, ")" GS_PQ_JOIN);
+    gs_pq_hosts(q, m, NULL);
+    gs_pq_add(q, ")");
+}
+
 static void q_top(struct gs_pq *q, const char *m)
 {
     /* pods (dcgm-exporter's and serve's labels), Slurm jobs, then processes */
@@ -43,15 +60,37 @@ static void q_top(struct gs_pq *q, const char *m)
     gs_pq_sel(q, m, "DCGM_FI_DEV_FB_USED", "pod!=\"\"", NULL, NULL);
     gs_pq_add(q, ")) or topk by (" H ") (1, sum by (" H ", hpc_job) (");
     gs_pq_sel(q, m, "DCGM_FI_DEV_FB_USED", "hpc_job!=\"\"", NULL, NULL);
-    gs_pq_add(q, ")) or topk by (" H ") (1, sum by (" H ", comm, user) (");
-    gs_pq_sel(q, m, "gpuscope_process_memory_bytes", "", NULL, NULL);
-    gs_pq_add(q, ") / 1048576)");
+    gs_pq_add(q, ")) or topk by (" H ") (1, ");
+    agg_joined(q, m, "sum", ", comm, user", "gpuscope_process_memory_bytes", "");
+    gs_pq_add(q, " / 1048576)");
+}
+
+/* Xids in the last hour: serve's counter (a series born in the hour counts
+ * whole: increase() would miss its first event); else the GPUs whose
+ * dcgm-exporter gauge (the last code) was non-zero within the hour. */
+static void q_xid(struct gs_pq *q, const char *m)
+{
+    gs_pq_add(q, "sum by (" H ") (((");
+    plain(q, m, "gpuscope_xid_errors_total", "");
+    gs_pq_add(q, " unless ");
+    plain(q, m, "gpuscope_xid_errors_total", "");
+    gs_pq_add(q, " offset 1h) or increase(");
+    plain(q, m, "gpuscope_xid_errors_total", "");
+    gs_pq_add(q, "[1h]))" GS_PQ_JOIN);
+    gs_pq_hosts(q, m, NULL);
+    gs_pq_add(q, ") or sum by (" H ") (clamp_max(");
+    gs_pq_sel(q, m, "DCGM_FI_DEV_XID_ERRORS", "", "max_over_time", "1h");
+    gs_pq_add(q, ", 1))");
 }
 
 static void build_node_q(struct gs_pq *q, enum node_q k, const char *m)
 {
     switch (k) {
-    case Q_GPUS: agg(q, m, "count", "DCGM_FI_DEV_FB_USED", ""); break;
+    case Q_GPUS:
+        gs_pq_add(q, "count by (" H ") (group by (" H ", gpu) (");
+        gs_pq_sel(q, m, "", "__name__=~\"DCGM_FI_DEV_(FB_USED|GPU_TEMP|XID_ERRORS)\"", NULL, NULL);
+        gs_pq_add(q, "))");
+        break;
     case Q_UTIL: agg(q, m, "avg", "DCGM_FI_DEV_GPU_UTIL", ""); break;
     case Q_UTIL_MAX: agg(q, m, "max", "DCGM_FI_DEV_GPU_UTIL", ""); break;
     case Q_MEM_USED: agg(q, m, "sum", "DCGM_FI_DEV_FB_USED", ""); break;
@@ -67,23 +106,15 @@ static void build_node_q(struct gs_pq *q, enum node_q k, const char *m)
         break;
     case Q_POWER: agg(q, m, "sum", "DCGM_FI_DEV_POWER_USAGE", ""); break;
     case Q_THROT: /* GPUs with a slowing reason active (gpuscope serve's series) */
-        gs_pq_add(q, "sum by (" H ") (max by (" H ", gpu) (");
-        gs_pq_sel(q, m, "gpuscope_throttle_reason_active", SLOW_REASONS, NULL, NULL);
-        gs_pq_add(q, "))");
-        break;
-    case Q_XID: /* serve's counter; else GPUs whose dcgm-exporter gauge showed an Xid within 1 h */
         gs_pq_add(q, "sum by (" H ") (");
-        gs_pq_sel(q, m, "gpuscope_xid_errors_total", "", "increase", "1h");
-        gs_pq_add(q, ") or count by (" H ") (");
-        gs_pq_sel(q, m, "DCGM_FI_DEV_XID_ERRORS", "", "max_over_time", "1h");
-        gs_pq_add(q, " > 0)");
-        break;
-    case Q_HEALTH:
-        gs_pq_add(q, "count by (" H ", severity, code) (");
-        gs_pq_sel(q, m, "gpuscope_health_finding", "", NULL, NULL);
-        gs_pq_add(q, ") or sum by (" H ", severity) (");
-        gs_pq_sel(q, m, "gpuscope_health_findings", "", NULL, NULL);
+        agg_joined(q, m, "max", ", gpu", "gpuscope_throttle_reason_active", SLOW_REASONS);
         gs_pq_add(q, ")");
+        break;
+    case Q_XID: q_xid(q, m); break;
+    case Q_HEALTH:
+        agg_joined(q, m, "count", ", severity, code", "gpuscope_health_finding", "");
+        gs_pq_add(q, " or ");
+        agg_joined(q, m, "sum", ", severity", "gpuscope_health_findings", "");
         break;
     case Q_TOP: q_top(q, m); break;
     default: break;

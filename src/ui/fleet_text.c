@@ -21,11 +21,12 @@ const struct gs_fleet_colinfo gs_fleet_cols[GS_FC_COUNT] = {
     [GS_FC_TOP] = { "TOP USER", 24, false, false },
 };
 
-static const char *num(double v, const char *fmt, char *buf, size_t len)
+/* v rounded with its unit, or "-" for no reading */
+static const char *num(double v, const char *unit, char *buf, size_t len)
 {
     if (isnan(v))
         return "-";
-    snprintf(buf, len, fmt, v);
+    snprintf(buf, len, "%.0f%s", v, unit);
     return buf;
 }
 
@@ -50,9 +51,9 @@ const char *gs_fleet_cell(const struct gs_fleet_node *n, enum gs_fleet_col c, ch
 {
     switch (c) {
     case GS_FC_HOST: return n->host;
-    case GS_FC_GPUS: return num(n->v[GS_FV_GPUS], "%.0f", buf, len);
-    case GS_FC_UTIL: return num(n->v[GS_FV_UTIL], "%.0f%%", buf, len);
-    case GS_FC_UTIL_MAX: return num(n->v[GS_FV_UTIL_MAX], "%.0f%%", buf, len);
+    case GS_FC_GPUS: return num(n->v[GS_FV_GPUS], "", buf, len);
+    case GS_FC_UTIL: return num(n->v[GS_FV_UTIL], "%", buf, len);
+    case GS_FC_UTIL_MAX: return num(n->v[GS_FV_UTIL_MAX], "%", buf, len);
     case GS_FC_MEM:
         if (isnan(n->v[GS_FV_MEM_USED]))
             return "-";
@@ -63,9 +64,9 @@ const char *gs_fleet_cell(const struct gs_fleet_node *n, enum gs_fleet_col c, ch
             return "-";
         snprintf(buf, len, "%.0fC #%.0f", n->v[GS_FV_TEMP_MAX], isnan(n->v[GS_FV_HOT_GPU]) ? -1 : n->v[GS_FV_HOT_GPU]);
         return buf;
-    case GS_FC_POWER: return num(n->v[GS_FV_POWER], "%.0fW", buf, len);
-    case GS_FC_THROT: return num(n->v[GS_FV_THROTTLED], "%.0f", buf, len);
-    case GS_FC_XID: return num(n->v[GS_FV_XID_1H], "%.0f", buf, len);
+    case GS_FC_POWER: return num(n->v[GS_FV_POWER], "W", buf, len);
+    case GS_FC_THROT: return num(n->v[GS_FV_THROTTLED], "", buf, len);
+    case GS_FC_XID: return num(n->v[GS_FV_XID_1H], "", buf, len);
     case GS_FC_HEALTH: return health_cell(n, buf, len);
     case GS_FC_TOP:
         if (!n->top[0])
@@ -92,8 +93,8 @@ static double sort_num(const struct gs_fleet_node *n, enum gs_fleet_col c)
     case GS_FC_THROT: return n->v[GS_FV_THROTTLED];
     case GS_FC_XID: return n->v[GS_FV_XID_1H];
     case GS_FC_HEALTH: {
-        double c = n->v[GS_FV_CRIT], w = n->v[GS_FV_WARN];
-        return (isnan(c) ? 0 : c) * 1000 + (isnan(w) ? 0 : w);
+        double cr = n->v[GS_FV_CRIT], w = n->v[GS_FV_WARN];
+        return (isnan(cr) ? 0 : cr) * 1000 + (isnan(w) ? 0 : w);
     }
     case GS_FC_TOP: return n->v[GS_FV_TOP_MIB];
     default: return NAN;
@@ -244,10 +245,10 @@ void gs_fleet_gpu_line(const struct gs_fleet_gpu *g, char *buf, size_t len, bool
     const char *hp = g->finding[0] ? g->finding : g->pod[0] ? g->pod : "-";
     spark(g, sp, sizeof(sp), utf8);
     snprintf(buf, len, "%3d %-22.22s %5s %5s %13s %5s %6s %6s %6s %-10.10s %-20.20s %s", g->index,
-             g->model[0] ? g->model : "-", num(g->v[GS_FG_UTIL], "%.0f%%", a[0], 32),
-             num(g->v[GS_FG_MEMUTIL], "%.0f%%", a[1], 32), mib_pair(g, mem, sizeof(mem)),
-             num(g->v[GS_FG_TEMP], "%.0fC", a[2], 32), num(g->v[GS_FG_POWER], "%.0fW", a[3], 32),
-             num(g->v[GS_FG_SM_CLK], "%.0f", a[4], 32), num(g->v[GS_FG_MEM_CLK], "%.0f", a[5], 32),
+             g->model[0] ? g->model : "-", num(g->v[GS_FG_UTIL], "%", a[0], 32),
+             num(g->v[GS_FG_MEMUTIL], "%", a[1], 32), mib_pair(g, mem, sizeof(mem)),
+             num(g->v[GS_FG_TEMP], "C", a[2], 32), num(g->v[GS_FG_POWER], "W", a[3], 32),
+             num(g->v[GS_FG_SM_CLK], "", a[4], 32), num(g->v[GS_FG_MEM_CLK], "", a[5], 32),
              !g->throttle_known ? "-" : g->throttle[0] ? g->throttle : "none", hp, sp);
 }
 
@@ -260,8 +261,8 @@ void gs_fleet_proc_line(const struct gs_fleet_proc *p, char *buf, size_t len)
 {
     char m[32], s[32];
     snprintf(buf, len, "%8ld %-16.16s %-12.12s %10s %5s %s", p->pid, p->comm[0] ? p->comm : "-",
-             p->user[0] ? p->user : "-", num(p->mem_mib, "%.0fMiB", m, sizeof(m)),
-             num(p->sm_pct, "%.0f%%", s, sizeof(s)), p->pod[0] ? p->pod : "-");
+             p->user[0] ? p->user : "-", num(p->mem_mib, "MiB", m, sizeof(m)),
+             num(p->sm_pct, "%", s, sizeof(s)), p->pod[0] ? p->pod : "-");
 }
 
 void gs_fleet_status_line(const struct gs_fleet_snap *s, char *buf, size_t len)

@@ -129,8 +129,9 @@ void gs_fleet_status_line(const struct gs_fleet_snap *s, char *buf, size_t len);
 
 /* ---- fleet_feed.c: the query thread ----------------------------------------- */
 struct gs_fleet_feed;
-/* Takes over src and first (the start-up refresh); refreshes every period_s. */
-int gs_fleet_feed_start(struct gs_fleet_feed **out, struct gs_fleet_src *src, struct gs_fleet_snap *first,
+/* Takes over src; first (the start-up refresh, left to the caller) is where lost
+ * nodes are counted from; refreshes every period_s. */
+int gs_fleet_feed_start(struct gs_fleet_feed **out, struct gs_fleet_src *src, const struct gs_fleet_snap *first,
                         double period_s, struct gs_err *err);
 int gs_fleet_feed_fd(const struct gs_fleet_feed *f);
 /* Move a newer refresh into view (the old view freed); 1 when there was one. */

@@ -129,6 +129,7 @@ struct fetch {
     size_t *slot;              /* node index + 1, 0 = empty */
     size_t nslot;              /* a power of two, > 2 * out->n */
     unsigned char *top_rank;   /* per node: what kind of user `top` holds (3 pod, 2 job, 1 process) */
+    bool have_gpus;            /* the GPU count query worked: only it makes rows */
     char q[QMAX];              /* the query being built */
 };
 
@@ -281,7 +282,10 @@ static void apply_series(struct fetch *f, enum node_q k, const struct gs_prom_se
     const char *h = api->label(s, H);
     if (!h || !*h)
         return; /* neither Hostname nor instance: not a node's series */
-    struct gs_fleet_node *n = get_node(f, h);
+    /* The GPU count says which nodes are there now: a query over the last
+     * hour (Xids) still sees a node that went away. */
+    long k0 = f->have_gpus && k != Q_GPUS ? find_node(f, h) : -2;
+    struct gs_fleet_node *n = k0 == -2 ? get_node(f, h) : k0 >= 0 ? &f->out->nodes[k0] : NULL;
     if (!n)
         return;
     double v = last_value(s);
@@ -325,6 +329,7 @@ static int run_node_queries(struct fetch *f, struct gs_err *err)
             continue;
         }
         ok++;
+        f->have_gpus |= k == Q_GPUS;
         f->out->query_ms += res.query_ms;
         for (size_t i = 0; i < res.n; i++)
             apply_series(f, (enum node_q)k, &res.s[i]);

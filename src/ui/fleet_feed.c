@@ -100,7 +100,7 @@ static void *feed_main(void *arg)
     return NULL;
 }
 
-int gs_fleet_feed_start(struct gs_fleet_feed **out, struct gs_fleet_src *src, struct gs_fleet_snap *first,
+int gs_fleet_feed_start(struct gs_fleet_feed **out, struct gs_fleet_src *src, const struct gs_fleet_snap *first,
                         double period_s, struct gs_err *err)
 {
     struct gs_fleet_feed *f = calloc(1, sizeof(*f));
@@ -115,13 +115,13 @@ int gs_fleet_feed_start(struct gs_fleet_feed **out, struct gs_fleet_src *src, st
     f->src = *src;
     f->period_s = period_s;
     f->focus_gpu = -1;
-    f->last = *first;
-    memset(first, 0, sizeof(*first));
+    if (gs_fleet_snap_copy(&f->last, first) < 0)
+        memset(&f->last, 0, sizeof(f->last)); /* lost nodes are then known from the next refresh on */
     int rc = pthread_create(&f->th, NULL, feed_main, f);
     if (rc) {
         close(f->pipe[0]);
         close(f->pipe[1]);
-        *first = f->last;
+        gs_fleet_snap_free(&f->last);
         free(f);
         return gs_err_set(err, GS_E_INTERNAL, "cannot start the fleet feed thread: %s", strerror(rc));
     }

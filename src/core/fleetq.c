@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "core/fleetq.h"
+#include "core/module.h"
 
 void gs_pq_init(struct gs_pq *q, char *buf, size_t cap)
 {
@@ -127,4 +128,34 @@ int gs_pq_match_inner(const char *sel, char *out, size_t len)
     memcpy(out, sel + 1, n - 2);
     out[n - 2] = '\0';
     return 0;
+}
+
+/* ---- the endpoint ---------------------------------------------------------- */
+
+int gs_fleet_src_open(struct gs_fleet_src *s, const struct gs_prom_opts *po, struct gs_err *err)
+{
+    char sel[sizeof(s->match) + 2];
+    memset(s, 0, sizeof(*s));
+    s->api = gs_module_symbol("fleet", "gs_prom_api", err);
+    if (!s->api)
+        return -(err && err->code ? err->code : GS_E_INTERNAL);
+    if (s->api->abi < GS_PROM_API_ABI)
+        return gs_err_set(err, GS_E_INTERNAL, "the fleet module is older (interface %u) than top (%u)",
+                          s->api->abi, GS_PROM_API_ABI);
+    int rc = s->api->open(&s->p, po, err);
+    if (rc < 0)
+        return rc;
+    if (s->api->selector(s->p, sel, sizeof(sel)) < 0 || gs_pq_match_inner(sel, s->match, sizeof(s->match)) < 0) {
+        gs_fleet_src_close(s);
+        return gs_err_set(err, GS_E_USAGE, "--match '%s' is too long or not a {...} selector",
+                          po->match ? po->match : "");
+    }
+    return 0;
+}
+
+void gs_fleet_src_close(struct gs_fleet_src *s)
+{
+    if (s->api && s->p)
+        s->api->close(s->p);
+    s->p = NULL;
 }

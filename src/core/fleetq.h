@@ -15,6 +15,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "backend/prom/prom_api.h"
+#include "core/err.h"
+
 /* The label every fleet query groups by. Series that lack it (a dcgm-exporter
  * started without a node name) get `instance` copied into it. */
 #define GS_FLEET_HOST_LABEL "Hostname"
@@ -60,5 +63,16 @@ void gs_pq_node(struct gs_pq *q, const char *match, const char *names, const cha
  * (`{a="b"}` -> `a="b"`) into out ("" when sel is ""). -1 when sel is not
  * a `{...}` or does not fit: never a silently dropped --match. */
 int gs_pq_match_inner(const char *sel, char *out, size_t len);
+
+/* The client (module fleet.so) and what every query needs from the command line. */
+struct gs_fleet_src {
+    const struct gs_prom_api *api;
+    struct gs_prom *p;
+    char match[1024];          /* inside of the --match braces */
+};
+
+/* Load the fleet module, open the endpoint. 0 or negative gs_errc. */
+int gs_fleet_src_open(struct gs_fleet_src *s, const struct gs_prom_opts *po, struct gs_err *err);
+void gs_fleet_src_close(struct gs_fleet_src *s);
 
 #endif /* GS_CORE_FLEETQ_H */

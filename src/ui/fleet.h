@@ -16,6 +16,7 @@
 
 #include "backend/prom/prom_api.h"
 #include "core/err.h"
+#include "core/fleetq.h"
 
 #define GS_FLEET_NAME 256 /* node names longer than this are cut (and cannot be drilled into) */
 #define GS_FLEET_HIST 60  /* points of a GPU's utilization chart */
@@ -77,17 +78,6 @@ struct gs_fleet_snap {
     size_t nprocs;
     bool procs_known;          /* the node exports process series at all */
 };
-
-/* The client and what the queries need from the command line. */
-struct gs_fleet_src {
-    const struct gs_prom_api *api;
-    struct gs_prom *p;
-    char match[1024];          /* inside of the --match braces */
-};
-
-/* Load the fleet module, open the endpoint. 0 or negative gs_errc. */
-int gs_fleet_src_open(struct gs_fleet_src *s, const struct gs_prom_opts *po, struct gs_err *err);
-void gs_fleet_src_close(struct gs_fleet_src *s);
 
 /* One refresh into out (emptied first): the node queries, and, when
  * focus_host is not "", that node's GPUs (and focus_gpu's processes).

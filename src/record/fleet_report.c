@@ -1,0 +1,285 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * fleet_report.c - the data of `report --prometheus`: nine range queries
+ * over the report's range, every one aggregated on the server (by node, by
+ * pod namespace or Slurm job), so the count does not grow with the fleet.
+ * Each bucket is the mean over its width (avg_over_time), so energy and
+ * idle time add up across buckets however coarse they are.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/clock.h"
+#include "record/fleet_report.h"
+
+#define H GS_FLEET_HOST_LABEL
+#define QMAX 16384
+#define IDLE_PCT 1.0
+
+/* What a query's series fill: per bucket (util, power) or a per-row peak. */
+enum rq { RQ_UTIL, RQ_POWER, RQ_GPUS, RQ_IDLE, RQ_MEM, RQ_TEMP, RQ_G_POWER, RQ_G_GPUS, RQ_G_IDLE,
+          RQ_G_UTIL, RQ_COUNT };
+
+struct load {
+    struct gs_fleet_src src;
+    struct gs_frep *r;
+    char range[32];            /* the bucket width as a PromQL duration */
+    char q[QMAX];
+};
+
+/* fn by (<by>) (avg_over_time(metric{match,extra}[step])) with the node in Hostname */
+static void over(struct load *l, struct gs_pq *q, const char *agg, const char *by, const char *metric,
+                 const char *extra, const char *cmp)
+{
+    gs_pq_add(q, "%s by (%s) (", agg, by);
+    gs_pq_sel(q, l->src.match, metric, extra, "avg_over_time", l->range);
+    gs_pq_add(q, "%s)", cmp);
+}
+
+/* The same for pod namespaces and Slurm jobs (two label sets, one request). */
+static void over_groups(struct load *l, struct gs_pq *q, const char *agg, const char *metric, const char *cmp)
+{
+    over(l, q, agg, "namespace", metric, "namespace!=\"\"", cmp);
+    gs_pq_add(q, " or ");
+    over(l, q, agg, "hpc_job", metric, "hpc_job!=\"\"", cmp);
+}
+
+static void build(struct load *l, struct gs_pq *q, enum rq k)
+{
+    switch (k) {
+    case RQ_UTIL: over(l, q, "avg", H, "DCGM_FI_DEV_GPU_UTIL", "", ""); break;
+    case RQ_POWER: over(l, q, "sum", H, "DCGM_FI_DEV_POWER_USAGE", "", ""); break;
+    case RQ_GPUS: over(l, q, "count", H, "DCGM_FI_DEV_GPU_UTIL", "", ""); break;
+    case RQ_IDLE: over(l, q, "count", H, "DCGM_FI_DEV_GPU_UTIL", "", " < 1"); break;
+    case RQ_MEM: over(l, q, "sum", H, "DCGM_FI_DEV_FB_USED", "", ""); break;
+    case RQ_TEMP: over(l, q, "max", H, "DCGM_FI_DEV_GPU_TEMP", "", ""); break;
+    case RQ_G_POWER: over_groups(l, q, "sum", "DCGM_FI_DEV_POWER_USAGE", ""); break;
+    case RQ_G_GPUS: over_groups(l, q, "count", "DCGM_FI_DEV_GPU_UTIL", ""); break;
+    case RQ_G_IDLE: over_groups(l, q, "count", "DCGM_FI_DEV_GPU_UTIL", " < 1"); break;
+    case RQ_G_UTIL: over_groups(l, q, "avg", "DCGM_FI_DEV_GPU_UTIL", ""); break;
+    default: break;
+    }
+}
+
+static void row_init(struct gs_frep_row *w, const char *name, unsigned nb, bool *fail)
+{
+    memset(w, 0, sizeof(*w));
+    snprintf(w->name, sizeof(w->name), "%s", name);
+    w->util = malloc(nb * sizeof(float));
+    w->power = malloc(nb * sizeof(float));
+    if (!w->util || !w->power) {
+        *fail = true;
+        return;
+    }
+    for (unsigned b = 0; b < nb; b++)
+        w->util[b] = w->power[b] = NAN;
+    w->util_mean = w->util_peak = w->mem_peak_gib = w->temp_peak_c = w->power_mean_w = NAN;
+}
+
+/* The row named name in v (made when new); NULL when out of memory.
+ * Prometheus sorts a result's series by their labels, so the i-th series
+ * of every query is most often row i (hint): looked at first. */
+static struct gs_frep_row *get_row(struct gs_frep_row **v, size_t *n, const char *name, unsigned nb,
+                                   size_t hint)
+{
+    if (hint < *n && !strncmp((*v)[hint].name, name, sizeof((*v)->name) - 1))
+        return &(*v)[hint];
+    for (size_t i = 0; i < *n; i++)
+        if (!strncmp((*v)[i].name, name, sizeof((*v)->name) - 1))
+            return &(*v)[i];
+    struct gs_frep_row *nv = realloc(*v, (*n + 1) * sizeof(**v));
+    if (!nv)
+        return NULL;
+    *v = nv;
+    bool fail = false;
+    row_init(&nv[*n], name, nb, &fail);
+    if (fail) {
+        free(nv[*n].util);
+        free(nv[*n].power);
+        return NULL;
+    }
+    return &nv[(*n)++];
+}
+
+static double fmax_nan(double a, double b)
+{
+    return isnan(a) ? b : isnan(b) ? a : fmax(a, b);
+}
+
+static void apply_point(struct gs_frep_row *w, enum rq k, unsigned b, double v, double step)
+{
+    switch (k) {
+    case RQ_UTIL: case RQ_G_UTIL: w->util[b] = (float)v; break;
+    case RQ_POWER: case RQ_G_POWER: w->power[b] = (float)v; break;
+    case RQ_GPUS: case RQ_G_GPUS:
+        w->gpus_max = fmax(w->gpus_max, v);
+        w->gpu_h += v * step / 3600;
+        break;
+    case RQ_IDLE: case RQ_G_IDLE: w->idle_gpu_h += v * step / 3600; break;
+    case RQ_MEM: w->mem_peak_gib = fmax_nan(w->mem_peak_gib, v / 1024); break;
+    case RQ_TEMP: w->temp_peak_c = fmax_nan(w->temp_peak_c, v); break;
+    default: break;
+    }
+}
+
+static void apply(struct load *l, enum rq k, const struct gs_prom_series *s, size_t i)
+{
+    const struct gs_prom_api *api = l->src.api;
+    struct gs_frep *r = l->r;
+    struct gs_frep_row *w;
+    char name[300];
+    if (k >= RQ_G_POWER) {
+        const char *ns = api->label(s, "namespace"), *job = api->label(s, "hpc_job");
+        if (!ns && !job)
+            return;
+        snprintf(name, sizeof(name), "%s/%s", ns ? "ns" : "job", ns ? ns : job);
+        w = get_row(&r->groups, &r->ngroups, name, r->nb, i);
+    } else {
+        const char *h = api->label(s, H);
+        if (!h || !*h)
+            return;
+        w = get_row(&r->nodes, &r->nnodes, h, r->nb, i);
+    }
+    for (size_t j = 0; w && j < s->npoints; j++) {
+        long b = lround((s->t[j] - r->from) / r->step) - 1;
+        if (b >= 0 && b < (long)r->nb && !isnan(s->v[j]))
+            apply_point(w, k, (unsigned)b, s->v[j], r->step);
+    }
+}
+
+static void finish_row(struct gs_frep_row *w, const struct gs_frep *r)
+{
+    double us = 0, ps = 0, e = 0;
+    unsigned un = 0, pn = 0;
+    for (unsigned b = 0; b < r->nb; b++) {
+        if (!isnan(w->util[b])) {
+            us += w->util[b];
+            un++;
+            w->util_peak = fmax_nan(w->util_peak, w->util[b]);
+        }
+        if (!isnan(w->power[b])) {
+            ps += w->power[b];
+            pn++;
+            e += w->power[b] * r->step / 3600.0 / 1000.0;
+        }
+    }
+    w->util_mean = un ? us / un : NAN;
+    w->power_mean_w = pn ? ps / pn : NAN;
+    w->energy_kwh = pn ? e : NAN;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+    return strcmp(((const struct gs_frep_row *)a)->name, ((const struct gs_frep_row *)b)->name);
+}
+
+static int run_queries(struct load *l, struct gs_err *err)
+{
+    struct gs_frep *r = l->r;
+    for (int k = 0; k < RQ_COUNT; k++) {
+        struct gs_pq q;
+        struct gs_prom_result res = { 0 };
+        gs_pq_init(&q, l->q, QMAX);
+        build(l, &q, (enum rq)k);
+        if (q.trunc)
+            return gs_err_set(err, GS_E_USAGE, "the --match selector is too long for a query");
+        int rc = l->src.api->query_range(l->src.p, l->q, r->from + r->step, r->to, r->step, &res, err);
+        if (rc < 0)
+            return rc;
+        r->query_ms += res.query_ms;
+        for (size_t i = 0; i < res.n; i++)
+            apply(l, (enum rq)k, &res.s[i], i);
+        l->src.api->result_free(&res);
+    }
+    return 0;
+}
+
+int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct gs_frep *r, struct gs_err *err)
+{
+    struct gs_prom_opts po = { .url = fo->url, .config_path = fo->config, .match = fo->match };
+    struct load *l = calloc(1, sizeof(*l));
+    if (!l)
+        return gs_err_set(err, GS_E_NOMEM, "out of memory for the fleet report");
+    memset(r, 0, sizeof(*r));
+    int rc = gs_fleet_src_open(&l->src, &po, err);
+    if (rc < 0)
+        goto out;
+    l->r = r;
+    snprintf(r->url, sizeof(r->url), "%s", fo->url);
+    snprintf(r->match, sizeof(r->match), "%s", fo->match ? fo->match : "");
+    /* buckets: at most GS_FREP_MAX_BUCKETS, each at least two scrapes wide */
+    double scrape = l->src.api->scrape_interval_s(l->src.p);
+    r->step = fmax(ceil((to - from) / GS_FREP_MAX_BUCKETS), fmax(2 * scrape, 1));
+    r->nb = (unsigned)((to - from) / r->step);
+    if (r->nb == 0) {
+        rc = gs_err_set(err, GS_E_USAGE, "the range is shorter than two scrape intervals (%.0f s)", 2 * scrape);
+        goto out;
+    }
+    r->to = to;
+    r->from = to - r->nb * r->step;
+    snprintf(l->range, sizeof(l->range), "%.0fs", r->step);
+    uint64_t r0 = l->src.api->requests(l->src.p);
+    rc = run_queries(l, err);
+    r->requests = (unsigned)(l->src.api->requests(l->src.p) - r0);
+    if (rc == 0 && r->nnodes == 0) {
+        rc = gs_err_set(err, GS_E_NO_DEVICE, "no GPU series at %s%s%s over the range: neither dcgm-exporter's nor "
+                        "gpuscope serve's DCGM_FI_DEV_GPU_UTIL", fo->url, fo->match ? " matching " : "",
+                        fo->match ? fo->match : "");
+    }
+    for (size_t i = 0; i < r->nnodes; i++)
+        finish_row(&r->nodes[i], r);
+    for (size_t i = 0; i < r->ngroups; i++)
+        finish_row(&r->groups[i], r);
+    qsort(r->nodes, r->nnodes, sizeof(*r->nodes), row_cmp);
+    qsort(r->groups, r->ngroups, sizeof(*r->groups), row_cmp);
+out:
+    gs_fleet_src_close(&l->src);
+    free(l);
+    return rc;
+}
+
+void gs_frep_free(struct gs_frep *r)
+{
+    for (size_t i = 0; i < r->nnodes; i++) {
+        free(r->nodes[i].util);
+        free(r->nodes[i].power);
+    }
+    for (size_t i = 0; i < r->ngroups; i++) {
+        free(r->groups[i].util);
+        free(r->groups[i].power);
+    }
+    free(r->nodes);
+    free(r->groups);
+    memset(r, 0, sizeof(*r));
+}
+
+int gs_fleet_report_run(const struct gs_report_opts *o, const struct gs_frep_opts *fo, struct gs_err *err)
+{
+    struct gs_frep r;
+    double t0 = gs_clock_mono_s();
+    int rc = gs_frep_load(fo, o->from_ms / 1e3, o->to_ms / 1e3, &r, err);
+    if (rc < 0) {
+        gs_frep_free(&r);
+        return rc;
+    }
+    FILE *out = o->output && strcmp(o->output, "-") ? fopen(o->output, "w") : stdout;
+    if (!out) {
+        gs_frep_free(&r);
+        return gs_err_set(err, GS_E_IO, "cannot write %s: %s", o->output, strerror(errno));
+    }
+    r.total_ms = (gs_clock_mono_s() - t0) * 1e3;
+    if (o->format == GS_REPORT_TERM)
+        gs_frep_term(out, &r);
+    else
+        gs_frep_html(out, &r);
+    rc = 0;
+    if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
+        rc = gs_err_set(err, GS_E_IO, "cannot write %s: %s", o->output ? o->output : "stdout", strerror(errno));
+    fprintf(stderr, "report --prometheus: %zu nodes, %u buckets of %.0f s, %u requests, Prometheus %.0f ms, "
+            "total %.0f ms\n", r.nnodes, r.nb, r.step, r.requests, r.query_ms, (gs_clock_mono_s() - t0) * 1e3);
+    gs_frep_free(&r);
+    return rc;
+}

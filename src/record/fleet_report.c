@@ -52,7 +52,13 @@ static void build(struct load *l, struct gs_pq *q, enum rq k)
     switch (k) {
     case RQ_UTIL: over(l, q, "avg", H, "DCGM_FI_DEV_GPU_UTIL", "", ""); break;
     case RQ_POWER: over(l, q, "sum", H, "DCGM_FI_DEV_POWER_USAGE", "", ""); break;
-    case RQ_GPUS: over(l, q, "count", H, "DCGM_FI_DEV_GPU_UTIL", "", ""); break;
+    case RQ_GPUS: /* as top counts them: a GPU off the bus keeps its Xid series */
+        gs_pq_add(q, "count by (" H ") (group by (" H ", gpu) (");
+        gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_FB_USED", "", "avg_over_time", l->range);
+        gs_pq_add(q, " or ");
+        gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_XID_ERRORS", "", "avg_over_time", l->range);
+        gs_pq_add(q, "))");
+        break;
     case RQ_IDLE: over(l, q, "count", H, "DCGM_FI_DEV_GPU_UTIL", "", " < 1"); break;
     case RQ_MEM: over(l, q, "sum", H, "DCGM_FI_DEV_FB_USED", "", ""); break;
     case RQ_TEMP: over(l, q, "max", H, "DCGM_FI_DEV_GPU_TEMP", "", ""); break;

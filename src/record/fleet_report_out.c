@@ -36,10 +36,13 @@ static void jstr(FILE *out, const char *s)
     json_decref(j);
 }
 
+/* dec < 0: four significant digits (hours and energy span 0.001 to 10^5) */
 static void cell(FILE *out, double v, int dec)
 {
     if (isnan(v))
         fputs("<td>-</td>", out);
+    else if (dec < 0)
+        fprintf(out, "<td>%.4g</td>", v);
     else
         fprintf(out, "<td>%.*f</td>", dec, v);
 }
@@ -121,12 +124,12 @@ static void html_row_table(FILE *out, const char *id, const struct gs_frep_row *
         esc(out, w->name);
         fputs("</td>", out);
         cell(out, w->gpus_max, 0);
-        cell(out, w->gpu_h, 2);
+        cell(out, w->gpu_h, -1);
         cell(out, w->util_mean, 1);
         cell(out, w->util_peak, 0);
-        cell(out, w->idle_gpu_h, 2);
+        cell(out, w->idle_gpu_h, -1);
         cell(out, w->gpu_h > 0 ? 100 * w->idle_gpu_h / w->gpu_h : NAN, 0);
-        cell(out, w->energy_kwh, 3);
+        cell(out, w->energy_kwh, -1);
         cell(out, w->power_mean_w, 0);
         if (nodes) {
             cell(out, w->mem_peak_gib, 1);
@@ -216,6 +219,8 @@ static void term_num(FILE *out, double v, int w, int dec)
 {
     if (isnan(v))
         fprintf(out, " %*s", w, "-");
+    else if (dec < 0)
+        fprintf(out, " %*.4g", w, v);
     else
         fprintf(out, " %*.*f", w, dec, v);
 }
@@ -228,12 +233,12 @@ static void term_rows(FILE *out, const struct gs_frep_row *v, size_t n, const ch
         const struct gs_frep_row *w = &v[i];
         fprintf(out, "%-28.28s", w->name);
         term_num(out, w->gpus_max, 5, 0);
-        term_num(out, w->gpu_h, 9, 2);
+        term_num(out, w->gpu_h, 9, -1);
         term_num(out, w->util_mean, 6, 1);
         term_num(out, w->util_peak, 6, 0);
-        term_num(out, w->idle_gpu_h, 9, 2);
+        term_num(out, w->idle_gpu_h, 9, -1);
         term_num(out, w->gpu_h > 0 ? 100 * w->idle_gpu_h / w->gpu_h : NAN, 6, 0);
-        term_num(out, w->energy_kwh, 9, 3);
+        term_num(out, w->energy_kwh, 9, -1);
         term_num(out, w->power_mean_w, 7, 0);
         fputc('\n', out);
     }

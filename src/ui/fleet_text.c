@@ -13,11 +13,11 @@
 #include "ui/fleet.h"
 
 const struct gs_fleet_colinfo gs_fleet_cols[GS_FC_COUNT] = {
-    [GS_FC_HOST] = { "NODE", 20, false, false },   [GS_FC_GPUS] = { "GPUS", 4, true, true },
+    [GS_FC_HOST] = { "NODE", 20, false, false },   [GS_FC_GPUS] = { "GPUS", 5, true, true },
     [GS_FC_UTIL] = { "UTIL", 5, true, true },      [GS_FC_UTIL_MAX] = { "MAX", 4, true, true },
     [GS_FC_MEM] = { "MEMORY", 15, true, true },    [GS_FC_TEMP] = { "HOT", 8, true, true },
-    [GS_FC_POWER] = { "POWER", 7, true, true },    [GS_FC_THROT] = { "THR", 3, true, true },
-    [GS_FC_XID] = { "XID1H", 5, true, true },      [GS_FC_HEALTH] = { "HEALTH", 22, false, true },
+    [GS_FC_POWER] = { "POWER", 7, true, true },    [GS_FC_THROT] = { "THR", 4, true, true },
+    [GS_FC_XID] = { "XID1H", 6, true, true },      [GS_FC_HEALTH] = { "HEALTH", 22, false, true },
     [GS_FC_TOP] = { "TOP USER", 24, false, false },
 };
 

@@ -83,7 +83,7 @@ gpus() { row "$1" | awk '{print $2}'; }
 row node-c | grep -q 'C1 xid.79' || fail "node-c: the critical Xid 79 finding: $(row node-c)"
 [ "$(row node-c | awk '{print $10}')" -ge 1 ] || fail "node-c: an Xid in the last hour: $(row node-c)"
 row "127.0.0.1:$WPORT" | grep -q ' 50% .* 60% ' || fail "dcgm node: mean 50 %, max 60 %: $(row "127.0.0.1:$WPORT")"
-grep -q '^4 nodes (0 lost), 16 GPUs; 11 requests' "$TMP/batch.txt" || fail "status line: $(head -1 "$TMP/batch.txt")"
+grep -q '^4 nodes (0 lost), 16 GPUs; 12 requests' "$TMP/batch.txt" || fail "status line: $(head -1 "$TMP/batch.txt")"
 "$GS" top --prometheus "$API" --batch 1 --node node-b >"$TMP/node.txt" 2>&1 || fail "top --node"
 [ "$(grep -c 'NVIDIA L40S' "$TMP/node.txt")" = 2 ] || fail "node-b's two L40S: $(cat "$TMP/node.txt")"
 

@@ -16,6 +16,7 @@ void gs_pq_init(struct gs_pq *q, char *buf, size_t cap)
     q->cap = cap;
     q->len = 0;
     q->trunc = cap == 0;
+    q->named = false;
     if (cap)
         buf[0] = '\0';
 }
@@ -75,6 +76,15 @@ static void sel_fn(struct gs_pq *q, const char *match, const char *metric, const
 void gs_pq_sel(struct gs_pq *q, const char *match, const char *metric, const char *extra,
                const char *fn, const char *range)
 {
+    if (q->named) {
+        if (fn)
+            gs_pq_add(q, "%s(", fn);
+        gs_pq_add(q, "%s{%s%s%s}", metric, match ? match : "", match && *match && extra && *extra ? "," : "",
+                  extra ? extra : "");
+        if (fn)
+            gs_pq_add(q, "[%s])", range);
+        return;
+    }
     gs_pq_add(q, "(");
     sel_fn(q, match, metric, extra, fn, range, "!=");
     gs_pq_add(q, " or label_replace(");
@@ -158,4 +168,19 @@ void gs_fleet_src_close(struct gs_fleet_src *s)
     if (s->api && s->p)
         s->api->close(s->p);
     s->p = NULL;
+}
+
+int gs_fleet_src_probe(struct gs_fleet_src *s, double *query_ms, struct gs_err *err)
+{
+    char q[sizeof(s->match) + 128];
+    struct gs_prom_result res = { 0 };
+    snprintf(q, sizeof(q), "count({%s%s%s," GS_FLEET_HOST_LABEL "=\"\"})", GPU_NAMES, *s->match ? "," : "", s->match);
+    int rc = s->api->query(s->p, q, 0, &res, err);
+    if (rc < 0)
+        return rc;
+    s->named = res.n == 0;
+    if (query_ms)
+        *query_ms += res.query_ms;
+    s->api->result_free(&res);
+    return 0;
 }

@@ -28,6 +28,8 @@ struct gs_pq {
     char *buf;
     size_t len, cap;
     bool trunc;
+    bool named;    /* every GPU series has a Hostname (gs_fleet_src_probe): plain selectors,
+                    * without the label_replace() from instance (which doubles the work) */
 };
 
 void gs_pq_init(struct gs_pq *q, char *buf, size_t cap);
@@ -69,10 +71,14 @@ struct gs_fleet_src {
     const struct gs_prom_api *api;
     struct gs_prom *p;
     char match[1024];          /* inside of the --match braces */
+    bool named;                /* the last probe found no GPU series without a Hostname */
 };
 
 /* Load the fleet module, open the endpoint. 0 or negative gs_errc. */
 int gs_fleet_src_open(struct gs_fleet_src *s, const struct gs_prom_opts *po, struct gs_err *err);
 void gs_fleet_src_close(struct gs_fleet_src *s);
+/* One instant query: are there GPU series without a Hostname (then the
+ * queries name those nodes by instance)? Sets s->named. */
+int gs_fleet_src_probe(struct gs_fleet_src *s, double *query_ms, struct gs_err *err);
 
 #endif /* GS_CORE_FLEETQ_H */

@@ -52,13 +52,7 @@ static void build(struct load *l, struct gs_pq *q, enum rq k)
     switch (k) {
     case RQ_UTIL: over(l, q, "avg", H, "DCGM_FI_DEV_GPU_UTIL", "", ""); break;
     case RQ_POWER: over(l, q, "sum", H, "DCGM_FI_DEV_POWER_USAGE", "", ""); break;
-    case RQ_GPUS: /* as top counts them: a GPU off the bus keeps its Xid series */
-        gs_pq_add(q, "count by (" H ") (group by (" H ", gpu) (");
-        gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_FB_USED", "", "avg_over_time", l->range);
-        gs_pq_add(q, " or ");
-        gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_XID_ERRORS", "", "avg_over_time", l->range);
-        gs_pq_add(q, "))");
-        break;
+    case RQ_GPUS: over(l, q, "count", H, "DCGM_FI_DEV_FB_USED", "", ""); break;
     case RQ_IDLE: over(l, q, "count", H, "DCGM_FI_DEV_GPU_UTIL", "", " < 1"); break;
     case RQ_MEM: over(l, q, "sum", H, "DCGM_FI_DEV_FB_USED", "", ""); break;
     case RQ_TEMP: over(l, q, "max", H, "DCGM_FI_DEV_GPU_TEMP", "", ""); break;
@@ -189,6 +183,7 @@ static int run_queries(struct load *l, struct gs_err *err)
         struct gs_pq q;
         struct gs_prom_result res = { 0 };
         gs_pq_init(&q, l->q, QMAX);
+        q.named = l->src.named;
         build(l, &q, (enum rq)k);
         if (q.trunc)
             return gs_err_set(err, GS_E_USAGE, "the --match selector is too long for a query");
@@ -205,7 +200,8 @@ static int run_queries(struct load *l, struct gs_err *err)
 
 int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct gs_frep *r, struct gs_err *err)
 {
-    struct gs_prom_opts po = { .url = fo->url, .config_path = fo->config, .match = fo->match };
+    /* range queries over a day of a big fleet take seconds: a minute each before giving up */
+    struct gs_prom_opts po = { .url = fo->url, .config_path = fo->config, .match = fo->match, .timeout_ms = 60000 };
     struct load *l = calloc(1, sizeof(*l));
     if (!l)
         return gs_err_set(err, GS_E_NOMEM, "out of memory for the fleet report");
@@ -228,7 +224,9 @@ int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct g
     r->from = to - r->nb * r->step;
     snprintf(l->range, sizeof(l->range), "%.0fs", r->step);
     uint64_t r0 = l->src.api->requests(l->src.p);
-    rc = run_queries(l, err);
+    rc = gs_fleet_src_probe(&l->src, &r->query_ms, err);
+    if (rc == 0)
+        rc = run_queries(l, err);
     r->requests = (unsigned)(l->src.api->requests(l->src.p) - r0);
     if (rc == 0 && r->nnodes == 0) {
         rc = gs_err_set(err, GS_E_NO_DEVICE, "no GPU series at %s%s%s over the range: neither dcgm-exporter's nor "

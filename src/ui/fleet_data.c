@@ -25,7 +25,7 @@ enum node_q { Q_GPUS, Q_UTIL, Q_UTIL_MAX, Q_MEM_USED, Q_MEM_TOTAL, Q_HOT, Q_POWE
 
 unsigned gs_fleet_node_queries(void)
 {
-    return Q_COUNT;
+    return Q_COUNT + 1; /* and the probe for series without a Hostname */
 }
 
 static void agg(struct gs_pq *q, const char *m, const char *op, const char *metric, const char *extra)
@@ -316,6 +316,7 @@ static int run_node_queries(struct fetch *f, struct gs_err *err)
         struct gs_prom_result res = { 0 };
         struct gs_err qe = { 0 };
         gs_pq_init(&pq, q, QMAX);
+        pq.named = src->named;
         build_node_q(&pq, (enum node_q)k, src->match);
         int rc = pq.trunc ? gs_err_set(&qe, GS_E_USAGE, "the --match selector is too long for a query "
                                        "(%zu bytes at most)", sizeof(src->match))
@@ -423,6 +424,7 @@ static int node_query(struct fetch *f, const char *names, const char *extra, dou
     struct gs_fleet_src *src = f->src;
     struct gs_pq pq;
     gs_pq_init(&pq, f->q, QMAX);
+    pq.named = src->named;
     gs_pq_node(&pq, src->match, names, extra, f->out->focus_host);
     if (pq.trunc)
         return gs_err_set(err, GS_E_USAGE, "the node name or --match is too long for a query");
@@ -563,7 +565,9 @@ int gs_fleet_fetch(struct gs_fleet_src *s, const struct gs_fleet_snap *prev, con
     f->src = s;
     f->out = out;
     uint64_t r0 = s->api->requests(s->p);
-    int rc = run_node_queries(f, err);
+    int rc = gs_fleet_src_probe(s, &out->query_ms, err);
+    if (rc == 0)
+        rc = run_node_queries(f, err);
     if (rc == 0) {
         merge_lost(f, prev);
         if (focus_host && *focus_host) {

@@ -204,7 +204,7 @@ void gs_fleet_node_line(const struct gs_fleet_node *n, char *buf, size_t len, in
 
 void gs_fleet_gpu_header(char *buf, size_t len)
 {
-    snprintf(buf, len, "%3s %-22s %5s %5s %13s %5s %6s %6s %6s %-10s %-20s %s", "GPU", "MODEL", "UTIL", "MEMIO",
+    snprintf(buf, len, "%3s %-22s %5s %5s %13s %5s %6s %6s %6s %-14s %-20s %s", "GPU", "MODEL", "UTIL", "MEMIO",
              "MEMORY", "TEMP", "POWER", "SMCLK", "MEMCLK", "THROTTLE", "HEALTH/POD", "UTIL (10 min)");
 }
 
@@ -244,7 +244,7 @@ void gs_fleet_gpu_line(const struct gs_fleet_gpu *g, char *buf, size_t len, bool
     char a[8][32], mem[40], sp[GS_FLEET_HIST * 3 + 1];
     const char *hp = g->finding[0] ? g->finding : g->pod[0] ? g->pod : "-";
     spark(g, sp, sizeof(sp), utf8);
-    snprintf(buf, len, "%3d %-22.22s %5s %5s %13s %5s %6s %6s %6s %-10.10s %-20.20s %s", g->index,
+    snprintf(buf, len, "%3d %-22.22s %5s %5s %13s %5s %6s %6s %6s %-14.14s %-20.20s %s", g->index,
              g->model[0] ? g->model : "-", num(g->v[GS_FG_UTIL], "%", a[0], 32),
              num(g->v[GS_FG_MEMUTIL], "%", a[1], 32), mib_pair(g, mem, sizeof(mem)),
              num(g->v[GS_FG_TEMP], "C", a[2], 32), num(g->v[GS_FG_POWER], "W", a[3], 32),

@@ -207,7 +207,7 @@ void gs_frep_html(FILE *out, const struct gs_frep *r)
     else
         fputs("<p class=\"note\">No GPU series carry a <code>namespace</code> (Kubernetes pod) or "
               "<code>hpc_job</code> (Slurm) label in this range.</p>\n", out);
-    fprintf(out, "<p class=\"note\">%u PromQL range queries, Prometheus %.0f ms; gpuscope report --prometheus</p>\n",
+    fprintf(out, "<p class=\"note\">%u PromQL requests, Prometheus %.0f ms; gpuscope report --prometheus</p>\n",
             r->requests, r->query_ms);
     html_data(out, r);
     fprintf(out, "<script>%s</script>\n</body></html>\n", fleet_js);

@@ -146,6 +146,7 @@ int gs_fleet_src_open(struct gs_fleet_src *s, const struct gs_prom_opts *po, str
 {
     char sel[sizeof(s->match) + 2];
     memset(s, 0, sizeof(*s));
+    atomic_init(&s->cancel, false);
     s->api = gs_module_symbol("fleet", "gs_prom_api", err);
     if (!s->api)
         return -(err && err->code ? err->code : GS_E_INTERNAL);

@@ -12,6 +12,7 @@
 #ifndef GS_CORE_FLEETQ_H
 #define GS_CORE_FLEETQ_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -72,6 +73,7 @@ struct gs_fleet_src {
     struct gs_prom *p;
     char match[1024];          /* inside of the --match braces */
     bool named;                /* the last probe found no GPU series without a Hostname */
+    atomic_bool cancel;        /* set by another thread: stop between requests (top quitting) */
 };
 
 /* Load the fleet module, open the endpoint. 0 or negative gs_errc. */

@@ -311,7 +311,7 @@ static int run_node_queries(struct fetch *f, struct gs_err *err)
     char *q = f->q;
     int ok = 0, last_rc = 0;
 
-    for (int k = 0; k < Q_COUNT; k++) {
+    for (int k = 0; k < Q_COUNT && !atomic_load(&src->cancel); k++) {
         struct gs_pq pq;
         struct gs_prom_result res = { 0 };
         struct gs_err qe = { 0 };
@@ -568,6 +568,8 @@ int gs_fleet_fetch(struct gs_fleet_src *s, const struct gs_fleet_snap *prev, con
     int rc = gs_fleet_src_probe(s, &out->query_ms, err);
     if (rc == 0)
         rc = run_node_queries(f, err);
+    if (rc == 0 && atomic_load(&s->cancel))
+        rc = gs_err_set(err, GS_E_INTERNAL, "the refresh was cancelled");
     if (rc == 0) {
         merge_lost(f, prev);
         if (focus_host && *focus_host) {

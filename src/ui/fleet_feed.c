@@ -175,6 +175,7 @@ void gs_fleet_feed_stop(struct gs_fleet_feed *f)
 {
     if (!f)
         return;
+    atomic_store(&f->src.cancel, true); /* a refresh in flight ends after its current request */
     pthread_mutex_lock(&f->mu);
     f->stop = true;
     pthread_cond_signal(&f->cv);

@@ -482,6 +482,8 @@ enum gs_sfield {
     GS_S_TEMP_EMERG,     /* temp_emerg_c, temp_junction_emerg_c, temp_mem_emerg_c: tempN_emergency */
     GS_S_CLOCK_MIN_GRAPHICS, /* clock_min_graphics_mhz: lowest graphics clock (Intel RPn, AMD DPM level 0) */
     GS_S_FAN_RPM_RANGE,  /* fan_min_rpm, fan_max_rpm */
+    /* -- the fleet (GPUs read from Prometheus, docs/FLEET.md) -- */
+    GS_S_HOST,           /* host, host_index: the node the GPU is in, and its index there */
     GS_S_COUNT
 };
 _Static_assert(GS_S_COUNT <= 64, "static fields must fit the 64-bit valid mask");
@@ -551,6 +553,9 @@ struct gs_static {
     int32_t temp_emerg_c, temp_junction_emerg_c, temp_mem_emerg_c;
     uint32_t clock_min_graphics_mhz;
     uint32_t fan_min_rpm, fan_max_rpm;
+    /* -- the fleet (GPUs read from Prometheus) -- */
+    char host[64];                  /* the node: its Hostname label, else the scrape target (instance) */
+    uint32_t host_index;            /* the GPU's index on that node (the gpu label); index stays fleet-wide */
 };
 
 /* ---- processes ---------------------------------------------------------------- */

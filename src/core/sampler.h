@@ -46,6 +46,10 @@ struct gs_sampler_opts {
                                   * processes for PyTorch's allocator figures; 0 = off */
     bool once;                   /* one snapshot only (one-shot query): skip what serves a next one */
     uint32_t host_want;          /* with once: host fields (1 << GS_P_x) the output prints; 0 = all */
+    /* -- the fleet: one backend given by the command instead of the registry's (the
+     * Prometheus backend of fleet.so, docs/FLEET.md), and what its init takes -- */
+    const struct gs_backend *backend;
+    const void *backend_arg;
 };
 
 #define GS_SAMPLER_OPTS_INIT                                                              \

@@ -125,6 +125,12 @@ static void sampler_opts_for(const struct gs_out_opts *o, struct gs_sampler_opts
     }
     if (!gs_fmask_any(so->want) && (o->format == GS_OUT_CSV || o->format == GS_OUT_SMI_LIST))
         so->want_none = true;
+    if (o->backend) { /* the fleet: nothing of this machine's /proc or processes' hooks */
+        so->backend = o->backend;
+        so->backend_arg = o->backend_arg;
+        so->want_procs = so->want_host = false;
+        so->pyhook = 0;
+    }
     so->slow = !slow ? GS_SLOW_SKIP : o->interval_ns ? GS_SLOW_THREAD : GS_SLOW_INLINE;
 }
 

@@ -205,8 +205,9 @@ static int prom_http_error(struct gs_prom *p, long code, const char *what, struc
 
     if (code == 401 || code == 403) {
         gs_http_config_describe(p->hc, who, sizeof(who));
-        gs_err_set(err, GS_E_PERMISSION, "Prometheus at %s refused %s: HTTP %ld %s (sent %s)", p->base, what, code,
-                   code == 401 ? "Unauthorized" : "Forbidden", who);
+        (void)what; /* which query does not matter: every one is refused */
+        gs_err_set(err, GS_E_PERMISSION, "Prometheus at %s refused the request: HTTP %ld %s (sent %s)", p->base,
+                   code, code == 401 ? "Unauthorized" : "Forbidden", who);
         gs_err_hint(err, p->hc ? "check the credentials in %s (basic_auth, authorization; docs/FLEET.md)"
                                : "%sgive credentials with --prometheus-config FILE (Prometheus' http_config "
                                  "YAML: basic_auth, authorization; docs/FLEET.md)",
@@ -214,7 +215,7 @@ static int prom_http_error(struct gs_prom *p, long code, const char *what, struc
         return -GS_E_PERMISSION;
     }
     if (code == 404 || code == 405) {
-        gs_err_set(err, GS_E_BACKEND, "%s has no Prometheus query API (HTTP %ld for %s)", p->base, code, what);
+        gs_err_set(err, GS_E_BACKEND, "%s has no Prometheus query API (HTTP %ld)", p->base, code);
         gs_err_hint(err, "give the server's base URL (http://host:9090, without /api/v1 or /graph)");
         return -GS_E_BACKEND;
     }
@@ -322,13 +323,13 @@ static int prom_selector(const struct gs_prom *p, char *buf, size_t len)
     return n < 0 || (size_t)n >= len ? -GS_E_NOMEM : 0;
 }
 
-static uint64_t prom_requests(const struct gs_prom *p)
+uint64_t gs_prom_requests(const struct gs_prom *p)
 {
     return p->nreq;
 }
 
 /* VictoriaMetrics and some proxies have no /api/v1/status/config: the default then. */
-static double prom_scrape_interval(struct gs_prom *p)
+double gs_prom_scrape_interval_s(struct gs_prom *p)
 {
     struct gs_err err = {0};
     long code = 0;
@@ -354,6 +355,6 @@ const struct gs_prom_api gs_prom_api = {
     .result_free = gs_prom_result_free,
     .label = gs_prom_label,
     .selector = prom_selector,
-    .requests = prom_requests,
-    .scrape_interval_s = prom_scrape_interval,
+    .requests = gs_prom_requests,
+    .scrape_interval_s = gs_prom_scrape_interval_s,
 };

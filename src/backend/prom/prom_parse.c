@@ -140,7 +140,7 @@ static int pp_api_error(json_t *root, long http, const char *what, struct gs_err
     gs_utf8_repair(text, sizeof(text), msg ? msg : "(no error text)");
     if ((type && !strcmp(type, "bad_data")) || http == 400 || http == 422) {
         gs_err_set(err, GS_E_USAGE, "Prometheus refused %s: %s", what, text);
-        gs_err_hint(err, "check the PromQL of --match (label matchers such as {cluster=\"a\"})");
+        gs_err_hint(err, "if you gave --match, check its label matchers (such as '{cluster=\"a\"}')");
         return -GS_E_USAGE;
     }
     gs_err_set(err, GS_E_BACKEND, "Prometheus could not answer %s (HTTP %ld, %s): %s", what, http,

@@ -47,6 +47,11 @@ int gs_prom_query_range(struct gs_prom *p, const char *promql, double start, dou
                         struct gs_prom_result *out, struct gs_err *err);
 /* The --match matchers without braces ("cluster=\"a\"", or "" when none). */
 const char *gs_prom_matchers(const struct gs_prom *p);
+/* HTTP requests made so far; the server's scrape interval (api table's). */
+uint64_t gs_prom_requests(const struct gs_prom *p);
+double gs_prom_scrape_interval_s(struct gs_prom *p);
+/* doctor --prometheus (prom_doctor.c), see prom_api.h */
+int gs_fleet_doctor(const struct gs_fleet_doctor_opts *o, FILE *out, struct gs_err *err);
 /* The base URL, for messages. */
 const char *gs_prom_url(const struct gs_prom *p);
 

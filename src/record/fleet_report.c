@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,8 +24,11 @@
 enum rq { RQ_UTIL, RQ_POWER, RQ_GPUS, RQ_IDLE, RQ_MEM, RQ_TEMP, RQ_G_POWER, RQ_G_GPUS, RQ_G_IDLE,
           RQ_G_UTIL, RQ_COUNT };
 
+struct pool;
+
 struct load {
     struct gs_fleet_src src;
+    struct pool *pool;         /* the query threads' shared state (run_queries) */
     struct gs_frep *r;
     char range[32];            /* the bucket width as a PromQL duration */
     char q[QMAX];
@@ -176,26 +180,95 @@ static int row_cmp(const void *a, const void *b)
     return strcmp(((const struct gs_frep_row *)a)->name, ((const struct gs_frep_row *)b)->name);
 }
 
-static int run_queries(struct load *l, struct gs_err *err)
+/* The range queries run on GS_FREP_WORKERS connections at once (Prometheus
+ * evaluates them on its cores in parallel); their results are applied in
+ * order on this thread once all are in. */
+#define GS_FREP_WORKERS 4
+
+struct worker {
+    struct load *l;
+    struct gs_fleet_src src;   /* its own connection */
+    pthread_t th;
+    bool started;
+    int rc;
+    struct gs_err err;
+    char q[QMAX];
+};
+
+struct pool {
+    pthread_mutex_t mu;
+    int next;                  /* the next query to run */
+    bool failed;
+    struct gs_prom_result res[RQ_COUNT];
+};
+
+static void *worker_main(void *arg)
 {
-    struct gs_frep *r = l->r;
-    for (int k = 0; k < RQ_COUNT; k++) {
+    struct worker *w = arg;
+    struct pool *pl = w->l->pool;
+    struct gs_frep *r = w->l->r;
+    for (;;) {
+        pthread_mutex_lock(&pl->mu);
+        int k = pl->failed ? RQ_COUNT : pl->next++;
+        pthread_mutex_unlock(&pl->mu);
+        if (k >= RQ_COUNT)
+            break;
         struct gs_pq q;
-        struct gs_prom_result res = { 0 };
-        gs_pq_init(&q, l->q, QMAX);
-        q.named = l->src.named;
-        build(l, &q, (enum rq)k);
-        if (q.trunc)
-            return gs_err_set(err, GS_E_USAGE, "the --match selector is too long for a query");
-        int rc = l->src.api->query_range(l->src.p, l->q, r->from + r->step, r->to, r->step, &res, err);
-        if (rc < 0)
-            return rc;
-        r->query_ms += res.query_ms;
-        for (size_t i = 0; i < res.n; i++)
-            apply(l, (enum rq)k, &res.s[i], i);
-        l->src.api->result_free(&res);
+        gs_pq_init(&q, w->q, QMAX);
+        q.named = w->l->src.named;
+        build(w->l, &q, (enum rq)k);
+        w->rc = q.trunc ? gs_err_set(&w->err, GS_E_USAGE, "the --match selector is too long for a query")
+                        : w->src.api->query_range(w->src.p, w->q, r->from + r->step, r->to, r->step, &pl->res[k],
+                                                  &w->err);
+        if (w->rc < 0) {
+            pthread_mutex_lock(&pl->mu);
+            pl->failed = true;
+            pthread_mutex_unlock(&pl->mu);
+            break;
+        }
     }
-    return 0;
+    return NULL;
+}
+
+static int run_queries(struct load *l, const struct gs_prom_opts *po, struct gs_err *err)
+{
+    struct pool pl = { .next = 0 };
+    struct worker *w = calloc(GS_FREP_WORKERS, sizeof(*w));
+    int rc = 0;
+    if (!w)
+        return gs_err_set(err, GS_E_NOMEM, "out of memory for the fleet report");
+    pthread_mutex_init(&pl.mu, NULL);
+    l->pool = &pl;
+    double t0 = gs_clock_mono_s();
+    for (int i = 0; i < GS_FREP_WORKERS && rc == 0; i++) { /* connections opened here, one thread */
+        w[i].l = l;
+        rc = gs_fleet_src_open(&w[i].src, po, err);
+        if (rc == 0 && pthread_create(&w[i].th, NULL, worker_main, &w[i]) == 0)
+            w[i].started = true;
+    }
+    for (int i = 0; i < GS_FREP_WORKERS; i++) {
+        if (w[i].started)
+            pthread_join(w[i].th, NULL);
+        if (w[i].started && w[i].rc < 0 && rc == 0) {
+            rc = w[i].rc;
+            *err = w[i].err;
+        }
+        if (w[i].src.p)
+            l->r->requests += (unsigned)w[i].src.api->requests(w[i].src.p);
+        gs_fleet_src_close(&w[i].src);
+    }
+    if (rc == 0 && !w[0].started)
+        rc = gs_err_set(err, GS_E_INTERNAL, "cannot start the report's query threads");
+    l->r->query_ms += (gs_clock_mono_s() - t0) * 1e3;
+    for (int k = 0; k < RQ_COUNT; k++) {
+        for (size_t i = 0; rc == 0 && i < pl.res[k].n; i++)
+            apply(l, (enum rq)k, &pl.res[k].s[i], i);
+        if (pl.res[k].s)
+            l->src.api->result_free(&pl.res[k]);
+    }
+    pthread_mutex_destroy(&pl.mu);
+    free(w);
+    return rc;
 }
 
 int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct gs_frep *r, struct gs_err *err)
@@ -225,9 +298,9 @@ int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct g
     snprintf(l->range, sizeof(l->range), "%.0fs", r->step);
     uint64_t r0 = l->src.api->requests(l->src.p);
     rc = gs_fleet_src_probe(&l->src, &r->query_ms, err);
-    if (rc == 0)
-        rc = run_queries(l, err);
     r->requests = (unsigned)(l->src.api->requests(l->src.p) - r0);
+    if (rc == 0)
+        rc = run_queries(l, &po, err);
     if (rc == 0 && r->nnodes == 0) {
         rc = gs_err_set(err, GS_E_NO_DEVICE, "no GPU series at %s%s%s over the range: neither dcgm-exporter's nor "
                         "gpuscope serve's DCGM_FI_DEV_GPU_UTIL", fo->url, fo->match ? " matching " : "",

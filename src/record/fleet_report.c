@@ -310,8 +310,10 @@ int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct g
         finish_row(&r->nodes[i], r);
     for (size_t i = 0; i < r->ngroups; i++)
         finish_row(&r->groups[i], r);
-    qsort(r->nodes, r->nnodes, sizeof(*r->nodes), row_cmp);
-    qsort(r->groups, r->ngroups, sizeof(*r->groups), row_cmp);
+    if (r->nnodes)
+        qsort(r->nodes, r->nnodes, sizeof(*r->nodes), row_cmp);
+    if (r->ngroups)
+        qsort(r->groups, r->ngroups, sizeof(*r->groups), row_cmp);
 out:
     gs_fleet_src_close(&l->src);
     free(l);

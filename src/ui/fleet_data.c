@@ -531,7 +531,8 @@ static void fetch_focus(struct fetch *f, double step)
     fetch_charts(f, step);
     if (o->focus_gpu >= 0)
         fetch_procs(f);
-    qsort(o->gpus, o->ngpus, sizeof(*o->gpus), gpu_cmp);
+    if (o->ngpus)
+        qsort(o->gpus, o->ngpus, sizeof(*o->gpus), gpu_cmp);
 }
 
 /* ---- a refresh ------------------------------------------------------------- */

@@ -10,9 +10,10 @@
 #     without any host label, 100 KiB label values, readings 60 s old (explicit timestamps).
 # Then bad inputs: an unreachable URL, 401/403 (a basic-auth front, tests/fixtures/fleet/authproxy.py)
 # and the same with --prometheus-config (basic_auth password_file, bearer credentials_file),
-# bad PromQL in --match, a config file with a typo, a Prometheus without GPU series, and a node
+# bad PromQL in --match, a config file with a typo, a Prometheus without GPU series, TLS with a
+# client certificate (a Prometheus behind --web.config.file), doctor's findings, and a node
 # that stops while a query loop runs (shown lost, the others still shown).
-# Exit 77 only when prometheus, curl or python3 are not installed or the tree is not built.
+# Exit 77 only when prometheus, curl, python3 or openssl are not installed or the tree is not built.
 set -u
 . "$(dirname "$0")/fleet.lib"
 fail() {
@@ -21,7 +22,7 @@ fail() {
     echo "--- prometheus log (tail)"; tail -n 15 "$TMP/prom.log" 2>/dev/null
     exit 1
 }
-fleet_init prometheus curl python3
+fleet_init prometheus curl python3 openssl
 
 # GS_OUT/GS_ERR/GS_RC: one run of gpuscope
 run() {
@@ -201,6 +202,45 @@ fleet_bg prometheus --config.file="$TMP/empty.yml" --storage.tsdb.path="$TMP/dat
 for _ in $(seq 1 120); do curl -sf "http://127.0.0.1:$P2/-/ready" >/dev/null && break; sleep 0.5; done
 expect_fail 4 "no GPU series at http://127.0.0.1:$P2" query --prometheus "http://127.0.0.1:$P2" --format=json
 echo "ok: a Prometheus without GPU series: exit 4, says so"
+
+# 8b. TLS: a Prometheus that wants a client certificate, its certificate for prom.test, reached
+# at 127.0.0.1 (tls_config ca_file, cert_file/key_file, server_name, insecure_skip_verify)
+(cd "$TMP" &&
+ openssl req -x509 -newkey rsa:2048 -nodes -keyout ca.key -out ca.pem -days 2 -subj /CN=fleet-test-ca &&
+ openssl req -newkey rsa:2048 -nodes -keyout srv.key -out srv.csr -subj /CN=prom.test &&
+ printf 'subjectAltName=DNS:prom.test\n' >srv.ext &&
+ openssl x509 -req -in srv.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out srv.pem -days 2 -extfile srv.ext &&
+ openssl req -newkey rsa:2048 -nodes -keyout cli.key -out cli.csr -subj /CN=gpuscope &&
+ printf 'extendedKeyUsage=clientAuth\n' >cli.ext &&
+ openssl x509 -req -in cli.csr -CA ca.pem -CAkey ca.key -CAcreateserial -out cli.pem -days 2 -extfile cli.ext
+) >"$TMP/openssl.log" 2>&1 || fail "openssl: $(tail -n 3 "$TMP/openssl.log")"
+printf 'tls_server_config:\n  cert_file: %s/srv.pem\n  key_file: %s/srv.key\n  client_auth_type: RequireAndVerifyClientCert\n  client_ca_file: %s/ca.pem\n' \
+    "$TMP" "$TMP" "$TMP" >"$TMP/web.yml"
+P3=$(free_port)
+printf 'global: {scrape_interval: 1s}\nscrape_configs:\n  - {job_name: gpuscope, static_configs: [{targets: [\x27127.0.0.1:%s\x27]}]}\n' \
+    "${SERVE_PORT[node-a]}" >"$TMP/tls.yml"
+fleet_bg prometheus --config.file="$TMP/tls.yml" --storage.tsdb.path="$TMP/data3" --web.config.file="$TMP/web.yml" \
+    --web.listen-address="127.0.0.1:$P3" >"$TMP/prom3.log" 2>&1
+C=(--cacert "$TMP/ca.pem" --cert "$TMP/cli.pem" --key "$TMP/cli.key" --resolve "prom.test:$P3:127.0.0.1")
+for _ in $(seq 1 120); do
+    curl -sf "${C[@]}" "https://prom.test:$P3/api/v1/query?query=up" | grep -q '"value"' && break
+    sleep 0.5
+done
+printf 'tls_config:\n  ca_file: ca.pem\n  cert_file: cli.pem\n  key_file: cli.key\n  server_name: prom.test\n' >"$TMP/tls-client.yml"
+for _ in $(seq 1 60); do
+    run "${Q[@]}" --prometheus "https://127.0.0.1:$P3" --prometheus-config "$TMP/tls-client.yml"
+    [ "$(grep -c . <<<"$GS_OUT")" = 4 ] && break
+    sleep 0.5
+done
+[ "$GS_RC" = 0 ] && [ "$(grep -c '^node-a, ' <<<"$GS_OUT")" = 4 ] || fail "TLS with ca_file, client certificate and server_name: rc $GS_RC: $GS_OUT $GS_ERR"
+expect_fail 1 "TLS with https://127.0.0.1:$P3 failed" query --prometheus "https://127.0.0.1:$P3" --format=json
+printf 'tls_config:\n  ca_file: ca.pem\n  server_name: prom.test\n' >"$TMP/tls-nocert.yml"
+run query --prometheus "https://127.0.0.1:$P3" --prometheus-config "$TMP/tls-nocert.yml" --format=json
+[ "$GS_RC" = 1 ] || fail "TLS without the client certificate the server requires: rc $GS_RC: $GS_ERR"
+printf 'tls_config:\n  cert_file: cli.pem\n  key_file: cli.key\n  insecure_skip_verify: true\n' >"$TMP/tls-insecure.yml"
+run "${Q[@]}" --prometheus "https://127.0.0.1:$P3" --prometheus-config "$TMP/tls-insecure.yml"
+[ "$GS_RC" = 0 ] && [ "$(grep -c '^node-a, ' <<<"$GS_OUT")" = 4 ] || fail "TLS insecure_skip_verify: rc $GS_RC: $GS_ERR"
+echo "ok: TLS: ca_file + client certificate + server_name, refused without the CA or the certificate, insecure_skip_verify"
 
 # 9. doctor: the fleet's health, each finding naming node and GPU
 DOC=(doctor --prometheus "$API" --match '{job=~"gpuscope|dcgm|stuck"}' --window 5s)

@@ -563,8 +563,9 @@ static void pb_explain(struct gs_bdev *b, const struct gs_gpu *gpu, struct gs_er
 static void pb_describe(struct gs_bctx *c, void (*line)(void *arg, const char *text), void *arg)
 {
     char buf[600];
-    snprintf(buf, sizeof(buf), "prometheus -> %s, %u GPUs, %llu requests, staleness bound %.0f s",
-             gs_prom_url(c->p), c->ndev, (unsigned long long)gs_prom_requests(c->p), c->stale_s);
+    snprintf(buf, sizeof(buf), "prometheus -> %s, %u GPUs, %llu requests in %.1f ms, staleness bound %.0f s",
+             gs_prom_url(c->p), c->ndev, (unsigned long long)gs_prom_requests(c->p), gs_prom_wait_ms(c->p),
+             c->stale_s);
     line(arg, buf);
 }
 

@@ -30,6 +30,7 @@ struct gs_prom {
     struct gs_http_config *hc;  /* NULL without --prometheus-config */
     long timeout_ms;
     uint64_t nreq;
+    double wait_ms;             /* in HTTP requests so far (the server answering, the transfer) */
     double scrape_s;            /* 0 until asked */
     char *body;                 /* the last answer */
     size_t len, cap;
@@ -244,6 +245,7 @@ static int prom_get(struct gs_prom *p, const char *path, const char *args, const
     CURLcode cc = curl_easy_perform(p->h);
     *ms = prom_now_ms() - t0;
     p->nreq++;
+    p->wait_ms += *ms;
     curl_easy_setopt(p->h, CURLOPT_HTTPHEADER, NULL);
     curl_easy_setopt(p->h, CURLOPT_CONNECT_TO, NULL);
     if (cc != CURLE_OK) {
@@ -326,6 +328,11 @@ static int prom_selector(const struct gs_prom *p, char *buf, size_t len)
 uint64_t gs_prom_requests(const struct gs_prom *p)
 {
     return p->nreq;
+}
+
+double gs_prom_wait_ms(const struct gs_prom *p)
+{
+    return p->wait_ms;
 }
 
 /* VictoriaMetrics and some proxies have no /api/v1/status/config: the default then. */

@@ -50,6 +50,8 @@ const char *gs_prom_matchers(const struct gs_prom *p);
 /* HTTP requests made so far; the server's scrape interval (api table's). */
 uint64_t gs_prom_requests(const struct gs_prom *p);
 double gs_prom_scrape_interval_s(struct gs_prom *p);
+/* Wall time spent in HTTP requests so far, ms (for --debug and the bench). */
+double gs_prom_wait_ms(const struct gs_prom *p);
 /* doctor --prometheus (prom_doctor.c), see prom_api.h */
 int gs_fleet_doctor(const struct gs_fleet_doctor_opts *o, FILE *out, struct gs_err *err);
 /* The base URL, for messages. */

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * fleet_report.c - the data of `report --prometheus`: nine range queries
- * over the report's range, every one aggregated on the server (by node, by
- * pod namespace or Slurm job), so the count does not grow with the fleet.
- * Each bucket is the mean over its width (avg_over_time), so energy and
- * idle time add up across buckets however coarse they are.
+ * fleet_report.c - the data of `report --prometheus`: four range queries
+ * over the report's range whatever the fleet's size: utilization and power
+ * per GPU (summed here by node, pod namespace and Slurm job: one selection
+ * each, where aggregating on the server took one per figure and grouping),
+ * memory and temperature aggregated by node on the server. Each bucket is
+ * the mean over its width (avg_over_time), so energy and idle time add up
+ * across buckets however coarse they are.
  */
 #include <errno.h>
 #include <math.h>
@@ -21,8 +23,9 @@
 #define IDLE_PCT 1.0
 
 /* What a query's series fill: per bucket (util, power) or a per-row peak. */
-enum rq { RQ_UTIL, RQ_POWER, RQ_GPUS, RQ_IDLE, RQ_MEM, RQ_TEMP, RQ_G_POWER, RQ_G_GPUS, RQ_G_IDLE,
-          RQ_G_UTIL, RQ_COUNT };
+/* Utilization and power come per GPU (one selection each: the node, namespace and job
+ * figures are summed here from the same series); memory and temperature per node. */
+enum rq { RQ_GPU_UTIL, RQ_GPU_POWER, RQ_MEM, RQ_TEMP, RQ_COUNT };
 
 struct pool;
 
@@ -31,6 +34,7 @@ struct load {
     struct pool *pool;         /* the query threads' shared state (run_queries) */
     struct gs_frep *r;
     char range[32];            /* the bucket width as a PromQL duration */
+    size_t last_node, last_group; /* rows the previous series went to: a node's GPUs come together */
     char q[QMAX];
 };
 
@@ -43,27 +47,13 @@ static void over(struct load *l, struct gs_pq *q, const char *agg, const char *b
     gs_pq_add(q, "%s)", cmp);
 }
 
-/* The same for pod namespaces and Slurm jobs (two label sets, one request). */
-static void over_groups(struct load *l, struct gs_pq *q, const char *agg, const char *metric, const char *cmp)
-{
-    over(l, q, agg, "namespace", metric, "namespace!=\"\"", cmp);
-    gs_pq_add(q, " or ");
-    over(l, q, agg, "hpc_job", metric, "hpc_job!=\"\"", cmp);
-}
-
 static void build(struct load *l, struct gs_pq *q, enum rq k)
 {
     switch (k) {
-    case RQ_UTIL: over(l, q, "avg", H, "DCGM_FI_DEV_GPU_UTIL", "", ""); break;
-    case RQ_POWER: over(l, q, "sum", H, "DCGM_FI_DEV_POWER_USAGE", "", ""); break;
-    case RQ_GPUS: over(l, q, "count", H, "DCGM_FI_DEV_FB_USED", "", ""); break;
-    case RQ_IDLE: over(l, q, "count", H, "DCGM_FI_DEV_GPU_UTIL", "", " < 1"); break;
+    case RQ_GPU_UTIL: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_GPU_UTIL", "", "avg_over_time", l->range); break;
+    case RQ_GPU_POWER: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_POWER_USAGE", "", "avg_over_time", l->range); break;
     case RQ_MEM: over(l, q, "sum", H, "DCGM_FI_DEV_FB_USED", "", ""); break;
     case RQ_TEMP: over(l, q, "max", H, "DCGM_FI_DEV_GPU_TEMP", "", ""); break;
-    case RQ_G_POWER: over_groups(l, q, "sum", "DCGM_FI_DEV_POWER_USAGE", ""); break;
-    case RQ_G_GPUS: over_groups(l, q, "count", "DCGM_FI_DEV_GPU_UTIL", ""); break;
-    case RQ_G_IDLE: over_groups(l, q, "count", "DCGM_FI_DEV_GPU_UTIL", " < 1"); break;
-    case RQ_G_UTIL: over_groups(l, q, "avg", "DCGM_FI_DEV_GPU_UTIL", ""); break;
     default: break;
     }
 }
@@ -74,7 +64,8 @@ static void row_init(struct gs_frep_row *w, const char *name, unsigned nb, bool 
     snprintf(w->name, sizeof(w->name), "%s", name);
     w->util = malloc(nb * sizeof(float));
     w->power = malloc(nb * sizeof(float));
-    if (!w->util || !w->power) {
+    w->ngpu = calloc(nb, sizeof(*w->ngpu));
+    if (!w->util || !w->power || !w->ngpu) {
         *fail = true;
         return;
     }
@@ -103,6 +94,7 @@ static struct gs_frep_row *get_row(struct gs_frep_row **v, size_t *n, const char
     if (fail) {
         free(nv[*n].util);
         free(nv[*n].power);
+        free(nv[*n].ngpu);
         return NULL;
     }
     return &nv[(*n)++];
@@ -113,44 +105,61 @@ static double fmax_nan(double a, double b)
     return isnan(a) ? b : isnan(b) ? a : fmax(a, b);
 }
 
+static void add(float *x, double v)
+{
+    *x = isnan(*x) ? (float)v : *x + (float)v;
+}
+
 static void apply_point(struct gs_frep_row *w, enum rq k, unsigned b, double v, double step)
 {
     switch (k) {
-    case RQ_UTIL: case RQ_G_UTIL: w->util[b] = (float)v; break;
-    case RQ_POWER: case RQ_G_POWER: w->power[b] = (float)v; break;
-    case RQ_GPUS: case RQ_G_GPUS:
-        w->gpus_max = fmax(w->gpus_max, v);
-        w->gpu_h += v * step / 3600;
+    case RQ_GPU_UTIL:
+        add(&w->util[b], v); /* a sum until finish_row divides by the GPUs */
+        w->ngpu[b]++;
+        if (v < IDLE_PCT)
+            w->idle_gpu_h += step / 3600;
         break;
-    case RQ_IDLE: case RQ_G_IDLE: w->idle_gpu_h += v * step / 3600; break;
+    case RQ_GPU_POWER: add(&w->power[b], v); break;
     case RQ_MEM: w->mem_peak_gib = fmax_nan(w->mem_peak_gib, v / 1024); break;
     case RQ_TEMP: w->temp_peak_c = fmax_nan(w->temp_peak_c, v); break;
     default: break;
     }
 }
 
-static void apply(struct load *l, enum rq k, const struct gs_prom_series *s, size_t i)
+static void apply_row(struct gs_frep *r, struct gs_frep_row *w, enum rq k, const struct gs_prom_series *s)
 {
-    const struct gs_prom_api *api = l->src.api;
-    struct gs_frep *r = l->r;
-    struct gs_frep_row *w;
-    char name[300];
-    if (k >= RQ_G_POWER) {
-        const char *ns = api->label(s, "namespace"), *job = api->label(s, "hpc_job");
-        if (!ns && !job)
-            return;
-        snprintf(name, sizeof(name), "%s/%s", ns ? "ns" : "job", ns ? ns : job);
-        w = get_row(&r->groups, &r->ngroups, name, r->nb, i);
-    } else {
-        const char *h = api->label(s, H);
-        if (!h || !*h)
-            return;
-        w = get_row(&r->nodes, &r->nnodes, h, r->nb, i);
-    }
     for (size_t j = 0; w && j < s->npoints; j++) {
         long b = lround((s->t[j] - r->from) / r->step) - 1;
         if (b >= 0 && b < (long)r->nb && !isnan(s->v[j]))
             apply_point(w, k, (unsigned)b, s->v[j], r->step);
+    }
+}
+
+/* A series to its node's row and, per GPU, to its namespace's and job's. */
+static void apply(struct load *l, enum rq k, const struct gs_prom_series *s)
+{
+    const struct gs_prom_api *api = l->src.api;
+    struct gs_frep *r = l->r;
+    const char *h = api->label(s, H);
+    if (!h || !*h)
+        return;
+    struct gs_frep_row *w = get_row(&r->nodes, &r->nnodes, h, r->nb, l->last_node);
+    if (w)
+        l->last_node = (size_t)(w - r->nodes);
+    apply_row(r, w, k, s);
+    if (k != RQ_GPU_UTIL && k != RQ_GPU_POWER)
+        return;
+    static const char *const groups[][2] = { { "namespace", "ns" }, { "hpc_job", "job" } };
+    for (int g = 0; g < 2; g++) {
+        const char *v = api->label(s, groups[g][0]);
+        char name[300];
+        if (!v || !*v)
+            continue;
+        snprintf(name, sizeof(name), "%s/%s", groups[g][1], v);
+        w = get_row(&r->groups, &r->ngroups, name, r->nb, l->last_group);
+        if (w)
+            l->last_group = (size_t)(w - r->groups);
+        apply_row(r, w, k, s);
     }
 }
 
@@ -159,6 +168,11 @@ static void finish_row(struct gs_frep_row *w, const struct gs_frep *r)
     double us = 0, ps = 0, e = 0;
     unsigned un = 0, pn = 0;
     for (unsigned b = 0; b < r->nb; b++) {
+        if (w->ngpu[b]) {
+            w->util[b] /= w->ngpu[b];
+            w->gpus_max = fmax(w->gpus_max, w->ngpu[b]);
+            w->gpu_h += w->ngpu[b] * r->step / 3600;
+        }
         if (!isnan(w->util[b])) {
             us += w->util[b];
             un++;
@@ -262,7 +276,7 @@ static int run_queries(struct load *l, const struct gs_prom_opts *po, struct gs_
     l->r->query_ms += (gs_clock_mono_s() - t0) * 1e3;
     for (int k = 0; k < RQ_COUNT; k++) {
         for (size_t i = 0; rc == 0 && i < pl.res[k].n; i++)
-            apply(l, (enum rq)k, &pl.res[k].s[i], i);
+            apply(l, (enum rq)k, &pl.res[k].s[i]);
         if (pl.res[k].s)
             l->src.api->result_free(&pl.res[k]);
     }
@@ -325,10 +339,12 @@ void gs_frep_free(struct gs_frep *r)
     for (size_t i = 0; i < r->nnodes; i++) {
         free(r->nodes[i].util);
         free(r->nodes[i].power);
+        free(r->nodes[i].ngpu);
     }
     for (size_t i = 0; i < r->ngroups; i++) {
         free(r->groups[i].util);
         free(r->groups[i].power);
+        free(r->groups[i].ngpu);
     }
     free(r->nodes);
     free(r->groups);

@@ -2,8 +2,9 @@
 /*
  * fleet_report.h - `gpuscope report --prometheus`: the fleet over a time
  * range from range queries (docs/FLEET-views.md). fleet_report.c reads it
- * (a fixed set of queries, aggregated on the server by node and by pod
- * namespace / Slurm job), fleet_report_out.c writes HTML or terminal text.
+ * (a fixed set of queries: per GPU for utilization and power, summed here
+ * by node and by pod namespace / Slurm job), fleet_report_out.c writes HTML
+ * or terminal text.
  */
 #ifndef GS_RECORD_FLEET_REPORT_H
 #define GS_RECORD_FLEET_REPORT_H
@@ -21,7 +22,8 @@ struct gs_frep_row {
     char name[256];
     float *util;              /* [nb] mean utilization % of its GPUs, NaN = no data */
     float *power;             /* [nb] W, summed over its GPUs */
-    double gpus_max;          /* most GPUs seen at once */
+    unsigned short *ngpu;     /* [nb] GPUs with a utilization reading */
+    double gpus_max;          /* most GPUs with a utilization reading at once */
     double gpu_h, idle_gpu_h; /* GPU-hours with data; of those at < 1 % utilization */
     double energy_kwh;        /* from the mean power of each bucket */
     double util_mean, util_peak, mem_peak_gib, temp_peak_c, power_mean_w;

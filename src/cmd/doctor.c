@@ -9,7 +9,7 @@
  * severity: 0 none or info, 6 warning, 7 critical (2 usage, 3 no NVML/driver,
  * 4 no GPU). Options come from one table (doctor_opts[]). docs/HEALTH.md.
  */
-#include "backend/prom/prom_api.h"
+#include "core/prom_api.h"
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "core/devholders.h"

@@ -5,7 +5,7 @@
  * options follow nvidia-smi's (--query-gpu, --format=csv,noheader,nounits,
  * -l, -lms, -i) so scripts written for it keep working. docs/QUERY.md.
  */
-#include "backend/prom/prom_api.h"
+#include "core/prom_api.h"
 #include "cmd/cmd.h"
 #include "core/module.h"
 #include "format/format.h"

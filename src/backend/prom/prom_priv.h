@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend/prom/prom_api.h"
+#include "core/prom_api.h"
 #include "core/err.h"
 
 /* Bounds on what a server can make us hold: a label value longer than this is

@@ -52,6 +52,7 @@ struct gs_bdev {
 struct gs_backend_opts {
     const char *lib_path;  /* vendor library to load; NULL: backend's default search */
     const char *proc_root; /* where /proc is ("" or NULL: /proc), for the driver's own GPU list */
+    struct gs_fmask every_tick; /* slow-changing fields to read at every tick, not on the read schedule */
 };
 
 struct gs_bctx; /* one backend instance, private to the backend */

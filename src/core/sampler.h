@@ -46,6 +46,8 @@ struct gs_sampler_opts {
                                   * processes for PyTorch's allocator figures; 0 = off */
     bool once;                   /* one snapshot only (one-shot query): skip what serves a next one */
     uint32_t host_want;          /* with once: host fields (1 << GS_P_x) the output prints; 0 = all */
+    struct gs_fmask every_tick;  /* slow-changing fields (PCIe link, ECC...) to read at every snapshot instead
+                                  * of on the backend's read schedule (doctor: the PCIe link under load) */
 };
 
 #define GS_SAMPLER_OPTS_INIT                                                              \
@@ -53,7 +55,8 @@ struct gs_sampler_opts {
         .nvml_lib = NULL, .proc_root = NULL, .want = { { 0 } }, .want_none = false,        \
         .want_static = true,                                                              \
         .want_procs = true, .want_host = true, .slow = GS_SLOW_INLINE,                    \
-        .slow_interval_ms = 1000, .only_ids = NULL, .once = false, .host_want = 0        \
+        .slow_interval_ms = 1000, .only_ids = NULL, .once = false, .host_want = 0,       \
+        .every_tick = { { 0 } }                                                          \
     }
 
 struct gs_sampler;

@@ -683,8 +683,12 @@ static void check_pcie(struct gs_health *h, const struct hgpu *g, const struct g
         f = hf_new(out, GS_SEV_WARNING, idx, 0, "pcie.gen_degraded",
                    "GPU %d: PCIe gen %u under load, capable of gen %u", idx, l->pcie_gen, g->st.pcie_max_gen);
         f->value = l->pcie_gen;
-        hf_set(f->evidence, sizeof(f->evidence), "below the maximum generation in %u of %u samples at >= %u%% "
-               "utilization", s->loaded_gen_low, s->loaded, h->cfg.load_util_pct);
+        char own[40] = "unknown";
+        if (gs_static_has(&g->st, GS_S_PCIE_GPU_MAX_GEN))
+            snprintf(own, sizeof(own), "gen %u", g->st.pcie_gpu_max_gen);
+        hf_set(f->evidence, sizeof(f->evidence), "below the maximum generation (gen %u for this GPU in this slot; "
+               "the GPU's own: %s) in %u of %u samples at >= %u%% utilization", g->st.pcie_max_gen, own,
+               s->loaded_gen_low, s->loaded, h->cfg.load_util_pct);
         hf_set(f->cause, sizeof(f->cause), "the link trained down: signal integrity (riser, connector, slot)");
         hf_set(f->action, sizeof(f->action), "check the PCIe replay and AER counters; reseat, then swap card and "
                "slot/riser");

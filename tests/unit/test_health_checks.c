@@ -343,6 +343,16 @@ static void m_gen_stale(struct gs_snapshot *s, int t)
     s->gpus[0].s.age_ms[GS_F_PCIE_GEN] = (uint32_t)(t % 5) * 1000;
 }
 
+/* a 4 s doctor window at 1 s: four readings of the link under load, all below the maximum */
+static void m_gen_short(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[1].s.pcie_gen = 3;
+    s->gpus[0].s.pcie_gen = 2; /* GPU 0 idle at gen 2: trained down on purpose */
+    s->gpus[0].s.gpu_util_pct = 0;
+    s->gpus[0].nprocs = 0;
+}
+
 static void m_replay(struct gs_snapshot *s, int t)
 {
     s->gpus[0].s.pcie_replay_count = (uint32_t)t; /* 60/min, gen5 x16 allows 31 */
@@ -371,6 +381,7 @@ static void test_gpu_checks(void **state)
     check(1, 10, m_gen, "pcie.gen_degraded", 0, 0);
     check(1, 30, m_gen_idle, NULL, 0, 0);
     check(1, 30, m_gen_stale, NULL, 0, 0);
+    check(2, 4, m_gen_short, "pcie.gen_degraded", 1, 0);
     check(1, 120, m_replay, "pcie.replay_rate", 0, 0);
     check(1, 5, m_power, "power.limit_reduced", 0, 0);
     check(1, 5, m_persist, "config.persistence_off", 0, 0);

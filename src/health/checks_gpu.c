@@ -417,11 +417,19 @@ static void check_thermal(struct gs_health *h, const struct hgpu *g, const struc
  * runs within fan_hot_margin_c of slowdown for fan_stuck_min_s; or flat while
  * the temperature climbs fan_rise_c toward slowdown. A constant reading at a
  * steady temperature is a fan controller holding its point: normal. */
-static void check_fan(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
+static void fan_advice(struct gs_finding *f)
+{
+    hf_set(f->cause, sizeof(f->cause), "a failed or blocked fan, or a manual fan setting / fan curve that does not "
+           "follow temperature");
+    hf_set(f->action, sizeof(f->action), "check the fan (nvidia-smi -q -d TEMPERATURE,PERFORMANCE; nvidia-settings "
+           "fan control); replace it before the GPU throttles");
+}
+
+static bool check_fan(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
 {
     int32_t idx = (int32_t)g->st.index;
     if (!gs_static_has(&g->st, GS_S_TEMP_SLOWDOWN) || g->st.temp_slowdown_c <= 0)
-        return;
+        return false;
     int32_t hot = g->st.temp_slowdown_c - h->cfg.fan_hot_margin_c;
     uint32_t fmin = gs_static_has(&g->st, GS_S_FAN_MINMAX) ? g->st.fan_min_pct : 0;
     const struct hsample *first_hot = NULL, *last = NULL, *coolest = NULL;
@@ -447,7 +455,7 @@ static void check_fan(struct gs_health *h, const struct hgpu *g, struct gs_findi
         }
     }
     if (!last)
-        return;
+        return false;
     double hot_s = first_hot ? (double)(last->t_ms - first_hot->t_ms) / 1000.0 : 0;
     double climb_s = (double)(last->t_ms - coolest->t_ms) / 1000.0;
     struct gs_finding *f;
@@ -468,12 +476,45 @@ static void check_fan(struct gs_health *h, const struct hgpu *g, struct gs_findi
                "never rose above %u%%", coolest->temp_c, last->temp_c, climb_s, g->st.temp_slowdown_c,
                coolest->fan_pct);
     } else {
-        return;
+        return false;
     }
-    hf_set(f->cause, sizeof(f->cause), "a failed or blocked fan, or a manual fan setting / fan curve that does not "
-           "follow temperature");
-    hf_set(f->action, sizeof(f->action), "check the fan (nvidia-smi -q -d TEMPERATURE,PERFORMANCE; nvidia-settings "
-           "fan control); replace it before the GPU throttles");
+    fan_advice(f);
+    return true;
+}
+
+/* A fan whose reading has not changed for fan_flat_s while the temperature moved
+ * fan_rise_c or more (up or down): a stuck tachometer or a fan that no longer
+ * follows its curve, whatever the temperature. At 100 % a fan cannot rise; at its
+ * minimum only once the GPU is warm (curves hold the minimum while cool). */
+static void check_fan_flat(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
+{
+    const struct hsample *last = NULL, *from = NULL;
+    int32_t tmin = INT32_MAX, tmax = INT32_MIN;
+    for (uint32_t i = g->count; i-- > 0;) { /* newest first: the stretch of one reading */
+        const struct hsample *x = hg_at(h, g, i);
+        if (!in_window(h, x) || !gs_fmask_has(x->valid, GS_F_TEMP_GPU) || !gs_fmask_has(x->valid, GS_F_FAN_SPEED))
+            continue;
+        if (last && x->fan_pct != last->fan_pct)
+            break;
+        last = last ? last : x;
+        from = x;
+        tmin = x->temp_c < tmin ? x->temp_c : tmin;
+        tmax = x->temp_c > tmax ? x->temp_c : tmax;
+    }
+    if (!last || last->fan_pct >= 100 || (double)(last->t_ms - from->t_ms) / 1000.0 < h->cfg.fan_flat_s ||
+        tmax - tmin < (int32_t)h->cfg.fan_rise_c)
+        return;
+    uint32_t fmin = gs_static_has(&g->st, GS_S_FAN_MINMAX) ? g->st.fan_min_pct : 0;
+    int32_t warm = g->st.temp_slowdown_c - h->cfg.fan_hot_margin_c - (int32_t)h->cfg.fan_rise_c;
+    if (last->fan_pct <= fmin && !(gs_static_has(&g->st, GS_S_TEMP_SLOWDOWN) && tmax >= warm))
+        return;
+    int32_t idx = (int32_t)g->st.index;
+    struct gs_finding *f = hf_new(out, GS_SEV_WARNING, idx, 0, "thermal.fan_stuck",
+                                  "GPU %d: fan reading fixed at %u%% while the temperature moves", idx, last->fan_pct);
+    f->value = last->fan_pct;
+    hf_set(f->evidence, sizeof(f->evidence), "the fan read %u%% in every sample for %.0f s while the temperature "
+           "ranged %d-%d C", last->fan_pct, (double)(last->t_ms - from->t_ms) / 1000.0, tmin, tmax);
+    fan_advice(f);
 }
 
 static void check_power(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
@@ -751,7 +792,8 @@ void hc_gpu(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
         return;
     summarize(h, g, &s);
     check_thermal(h, g, &s, out);
-    check_fan(h, g, out);
+    if (!check_fan(h, g, out))
+        check_fan_flat(h, g, out);
     check_power(h, g, out);
     check_ecc(g, out);
     check_ecc_rates(h, g, out);

@@ -575,6 +575,21 @@ static void m_fan_follows(struct gs_snapshot *s, int t)
     s->gpus[0].s.fan_speed_pct[0] = 40 + (uint32_t)t / 4;
 }
 
+/* a fan stuck at 45 % for two minutes while the load swings the temperature 60 <-> 72 C */
+static void m_fan_flat_swing(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.temp_gpu_c = 60 + ((t / 20) % 2 ? 12 : (t % 20) * 12 / 20);
+    s->gpus[0].s.fan_speed_pct[0] = 45;
+}
+
+/* a cool GPU whose fan holds its minimum while the temperature moves 35 -> 47 C: a fan curve */
+static void m_fan_min_cool(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.temp_gpu_c = 35 + t / 10;
+    s->gpus[0].s.fan_speed_pct[0] = 30;
+    s->gpus[0].st.fan_min_pct = 30;
+}
+
 static void test_fan(void **state)
 {
     (void)state;
@@ -583,6 +598,9 @@ static void test_fan(void **state)
     check(1, 30, m_fan_zero_hot, NULL, 0, 0); /* not long enough */
     check(1, 120, m_fan_flat_climb, "thermal.fan_stuck", 0, 0);
     check(1, 120, m_fan_follows, NULL, 0, 0);
+    check(1, 120, m_fan_flat_swing, "thermal.fan_stuck", 0, 0);
+    check(1, 60, m_fan_flat_swing, NULL, 0, 0); /* not 90 s yet */
+    check(1, 130, m_fan_min_cool, NULL, 0, 0);
 }
 
 /* A 300 ms HW thermal slowdown every 10 s: the 1 s samples never see the bit,

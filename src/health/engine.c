@@ -617,7 +617,7 @@ static const struct hwindow {
     { "pcie.replay_rate", SIZE_MAX, 60, any_gpu, true },
     { "gpu.busy_no_process", offsetof(struct gs_health_cfg, busy_min_s), 0, any_gpu, false },
     { "job.gpu_lagging", offsetof(struct gs_health_cfg, lag_min_s), 0, many_gpus, false },
-    { "proc.input_stall", SIZE_MAX, 8, any_procs, false }, /* two cycles of the shortest (2 s) period */
+    { "proc.input_stall", SIZE_MAX, 3, any_procs, false }, /* a cycle and a half of the shortest (2 s) period */
     { "ecc.sbe_storm", SIZE_MAX, 10, any_gpu, true },
 };
 

@@ -263,6 +263,8 @@ struct gs_saw {
     double idle_share;    /* share of samples at the low level */
     double mean_pct;      /* mean utilization */
     uint32_t cycles;      /* complete cycles */
+    uint32_t edges;       /* level changes seen (both ways) */
+    bool short_window;    /* found on a cycle and a half: the window could not hold saw_min_cycles */
 };
 /* Detect a utilization square/sawtooth between <= low and >= high; true if found. */
 bool gs_sawtooth(const double *t_s, const double *util, size_t n, const struct gs_health_cfg *cfg,

@@ -879,6 +879,24 @@ static void test_sawtooth_detector(void **state)
     for (int i = 0; i < 120; i++) /* irregular bursts */
         u[i] = ((i * i * 7) % 13) < 5 ? 95 : 2;
     assert_false(gs_sawtooth(t, u, 120, &cfg, &saw));
+    /* a 4 s window at 100 ms on a 2 s sawtooth: a cycle and a half, found as such */
+    for (int i = 0; i <= 40; i++) {
+        t[i] = i * 0.1;
+        u[i] = (i + 3) % 20 < 10 ? 95 : 2;
+    }
+    assert_true(gs_sawtooth(t, u, 41, &cfg, &saw));
+    assert_true(saw.short_window);
+    assert_true(saw.edges >= 3);
+    assert_true(fabs(saw.period_s - 2) < 0.15);
+    for (int i = 0; i <= 40; i++) /* one busy burst in the window: not a sawtooth */
+        u[i] = i >= 12 && i < 25 ? 95 : 2;
+    assert_false(gs_sawtooth(t, u, 41, &cfg, &saw));
+    for (int i = 0; i <= 40; i++) /* busy 0.4 s, idle 1.4 s, busy 0.5 s, idle 0.3 s: irregular */
+        u[i] = (i >= 4 && i < 18) || (i >= 23 && i < 26) ? 2 : 95;
+    assert_false(gs_sawtooth(t, u, 41, &cfg, &saw));
+    for (int i = 0; i <= 40; i++) /* a 20 s sawtooth seen for 4 s: one edge, nothing to say */
+        u[i] = i < 25 ? 95 : 2;
+    assert_false(gs_sawtooth(t, u, 41, &cfg, &saw));
 }
 
 /* A findings list that cannot grow counts what it lost, and a clear forgets it:

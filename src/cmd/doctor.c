@@ -416,6 +416,10 @@ static int sample_window(const struct dargs *d, struct gs_health *h, struct gs_s
     struct gs_sampler *s;
     o.slow = GS_SLOW_SKIP;
     o.only_ids = d->only_ids;
+    /* the link trains up under load within milliseconds: judge it only on readings taken with the
+     * utilization, so read it at every snapshot (two cheap calls per GPU) rather than every 5 s */
+    gs_fmask_set(&o.every_tick, GS_F_PCIE_GEN);
+    gs_fmask_set(&o.every_tick, GS_F_PCIE_WIDTH);
     gs_sim_stepping_prepare();
     o.pyhook = GS_PYHOOK_ASYNC; /* fragmentation and allocator growth of hooked PyTorch processes */
     int rc = gs_sampler_open(&s, &o, err);

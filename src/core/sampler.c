@@ -98,7 +98,8 @@ struct gs_xid_acc {
  * Returns 0 when it found GPUs, else its negative code (err filled). */
 static int gs_sampler_try_backend(struct gs_sampler *s, const struct gs_backend *b, struct gs_err *err)
 {
-    struct gs_backend_opts bo = { s->opts.nvml_lib, gs_proc_root_env(s->opts.proc_root), s->opts.backend_arg };
+    struct gs_backend_opts bo = { s->opts.nvml_lib, gs_proc_root_env(s->opts.proc_root), s->opts.backend_arg,
+                                  s->opts.every_tick };
     struct gs_sbe *e = &s->bes[s->nbe];
     int rc = b->init(&e->ctx, &bo, err);
 

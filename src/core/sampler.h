@@ -50,6 +50,8 @@ struct gs_sampler_opts {
      * Prometheus backend of fleet.so, docs/FLEET.md), and what its init takes -- */
     const struct gs_backend *backend;
     const void *backend_arg;
+    struct gs_fmask every_tick;  /* slow-changing fields (PCIe link, ECC...) to read at every snapshot instead
+                                  * of on the backend's read schedule (doctor: the PCIe link under load) */
 };
 
 #define GS_SAMPLER_OPTS_INIT                                                              \
@@ -57,7 +59,8 @@ struct gs_sampler_opts {
         .nvml_lib = NULL, .proc_root = NULL, .want = { { 0 } }, .want_none = false,        \
         .want_static = true,                                                              \
         .want_procs = true, .want_host = true, .slow = GS_SLOW_INLINE,                    \
-        .slow_interval_ms = 1000, .only_ids = NULL, .once = false, .host_want = 0        \
+        .slow_interval_ms = 1000, .only_ids = NULL, .once = false, .host_want = 0,       \
+        .every_tick = { { 0 } }                                                          \
     }
 
 struct gs_sampler;

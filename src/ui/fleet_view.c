@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "ui/fleet.h"
+#include "ui/term_signals.h"
 #include "ui/top.h"
 
 enum level { LV_NODES, LV_GPUS, LV_PROCS };
@@ -40,36 +41,6 @@ struct fview {
     char msg[160];
     double period_s;
 };
-
-static volatile sig_atomic_t g_fleet_quit;
-
-static void on_quit(int sig)
-{
-    (void)sig;
-    g_fleet_quit = 1;
-}
-
-static void on_crash(int sig)
-{
-    endwin();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_quit;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_crash;
-    sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGABRT, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
-}
 
 /* ---- rows ------------------------------------------------------------------ */
 
@@ -398,6 +369,7 @@ static void on_key(struct fview *v, int ch)
 static void curses_start(struct fview *v)
 {
     initscr();
+    gs_ui_curses_set(true);
     cbreak();
     noecho();
     keypad(stdscr, TRUE);
@@ -420,7 +392,7 @@ static void loop(struct fview *v)
 {
     struct pollfd pf[2] = { { .fd = 0, .events = POLLIN }, { .fd = gs_fleet_feed_fd(v->feed), .events = POLLIN } };
     draw(v);
-    while (!v->quit && !g_fleet_quit) {
+    while (!v->quit && !gs_ui_quit_requested()) {
         int n = poll(pf, 2, 1000);
         if (n < 0)
             continue;
@@ -516,11 +488,12 @@ int gs_fleet_top_run(const struct gs_top_opts *o, struct gs_err *err)
     }
     setlocale(LC_ALL, "");
     v.utf8 = !strcmp(nl_langinfo(CODESET), "UTF-8") && !o->ascii;
-    install_signals();
+    gs_ui_signals_install();
     curses_start(&v);
     rebuild(&v);
     loop(&v);
     endwin();
+    gs_ui_curses_set(false);
     gs_fleet_feed_stop(v.feed);
     gs_fleet_snap_free(&v.view);
     free(v.idx);

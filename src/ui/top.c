@@ -20,41 +20,9 @@
 #include "core/pyhook.h"
 #include "ui/keys.h"
 #include "ui/pystack.h"
+#include "ui/term_signals.h"
 #include "ui/ui.h"
 #include "lib/clock.h"
-
-static volatile sig_atomic_t g_quit;
-static volatile sig_atomic_t g_curses_on;
-
-static void on_crash(int sig)
-{
-    if (g_curses_on)
-        endwin();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void on_quit(int sig)
-{
-    (void)sig;
-    g_quit = 1;
-}
-
-static void install_signals(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_quit;
-    sigaction(SIGINT, &sa, NULL);
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGHUP, &sa, NULL);
-    sa.sa_handler = on_crash;
-    sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGSEGV, &sa, NULL);
-    sigaction(SIGABRT, &sa, NULL);
-    sigaction(SIGBUS, &sa, NULL);
-    sigaction(SIGFPE, &sa, NULL);
-}
 
 void gs_ui_message(struct gs_ui *ui, const char *fmt, ...)
 {
@@ -213,7 +181,7 @@ static void loop(struct gs_ui *ui)
     struct pollfd pf[2] = { { .fd = STDIN_FILENO, .events = POLLIN },
                             { .fd = gs_feed_fd(ui->feed), .events = POLLIN } };
     draw(ui, true);
-    while (!ui->quit && !g_quit) {
+    while (!ui->quit && !gs_ui_quit_requested()) {
         int n = poll(pf, 2, poll_timeout_ms(ui));
         bool dirty = n == 0, full = false; /* a message expired (a resize arrives as KEY_RESIZE) */
         if (n > 0 && (pf[1].revents & POLLIN)) {
@@ -280,7 +248,7 @@ static void load_settings(struct gs_ui *ui)
 static void start_curses(struct gs_ui *ui)
 {
     initscr();
-    g_curses_on = 1;
+    gs_ui_curses_set(true);
     cbreak();
     noecho();
     nonl();
@@ -309,10 +277,10 @@ static void start_curses(struct gs_ui *ui)
 
 static void stop_curses(void)
 {
-    if (!g_curses_on)
+    if (!gs_ui_curses_is_on())
         return;
     endwin();
-    g_curses_on = 0;
+    gs_ui_curses_set(false);
 }
 
 static void ui_release(struct gs_ui *ui)
@@ -352,7 +320,7 @@ int gs_top_run(const struct gs_top_opts *o, struct gs_err *err)
     int rc = open_feed(ui, err);
     if (rc < 0)
         return rc;
-    install_signals();
+    gs_ui_signals_install();
     start_curses(ui);
     loop(ui);
     stop_curses();

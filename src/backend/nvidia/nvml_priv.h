@@ -97,6 +97,10 @@ struct nvml_device {
     uint64_t sched_read_ns[GS_F_COUNT];
     uint64_t sched_due_ns;
     struct gs_fmask sched_force;
+    /* what the held memory clock was read under (NVML_HOLD_WHILE_PSTATE) */
+    uint32_t hold_pstate;
+    uint64_t hold_reasons;
+    uint8_t hold_pstate_st, hold_reasons_st;
     /* throttle time and NVLink (health counters) */
     bool nvlink_known;                 /* nvlinks read (field 91) */
     bool nvlink_state_fv_refused;      /* field 165 refused: link state by one call per link */

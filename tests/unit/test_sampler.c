@@ -582,6 +582,37 @@ static void test_nvlink_schedule(void **state)
     unlink(clock);
 }
 
+/* ---- held while nothing says they changed: enc/dec while 0, the memory clock while the
+ * P-state and reasons stay; each with its age, the busy one read every tick */
+static void test_held_while(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    struct timespec ms2 = { 0, 2000000 };
+    (void)state;
+    NEED_SIM("current");
+    const char *scn = sim_write_scenario("gpu 0 name=\"Test GPU\" enc=0 dec=25 pstate=2\n");
+    assert_int_equal(sim_fx_open_on(&fx, "current", scn, NULL), 0);
+    unsigned long long e0 = sim_calls("nvmlDeviceGetEncoderUtilization");
+    unsigned long long d0 = sim_calls("nvmlDeviceGetDecoderUtilization");
+    unsigned long long c0 = sim_calls("nvmlDeviceGetClockInfo");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    unsigned long long c1 = sim_calls("nvmlDeviceGetClockInfo");
+    assert_int_equal(sim_calls("nvmlDeviceGetEncoderUtilization") - e0, 1);
+    assert_int_equal(sim_calls("nvmlDeviceGetDecoderUtilization") - d0, 1);
+    nanosleep(&ms2, NULL);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    const struct gs_sample *s = &fx.snap.gpus[0].s;
+    assert_int_equal(sim_calls("nvmlDeviceGetEncoderUtilization") - e0, 1); /* idle: held */
+    assert_true(gs_sample_has(s, GS_F_ENC_UTIL) && s->enc_util_pct == 0 && s->age_ms[GS_F_ENC_UTIL] >= 2);
+    assert_int_equal(sim_calls("nvmlDeviceGetDecoderUtilization") - d0, 2); /* busy: read */
+    assert_true(s->dec_util_pct == 25 && s->age_ms[GS_F_DEC_UTIL] == 0);
+    /* the memory clock, alone of the clocks, was held (same P-state and reasons) */
+    assert_int_equal(sim_calls("nvmlDeviceGetClockInfo") - c1, (c1 - c0) - 1);
+    assert_true(gs_sample_has(s, GS_F_CLOCK_MEM) && s->age_ms[GS_F_CLOCK_MEM] >= 2);
+    assert_int_equal(s->age_ms[GS_F_CLOCK_SM], 0);
+    sim_fx_close(&fx);
+}
+
 /* ---- host facts: our own PID is visible, a synthetic one is not ----------------------- */
 static void test_host_facts(void **state)
 {
@@ -692,6 +723,7 @@ int main(void)
         cmocka_unit_test(test_gpu_lost_mid_loop),
         cmocka_unit_test(test_xid_events),
         cmocka_unit_test(test_nvlink_schedule),
+        cmocka_unit_test(test_held_while),
         cmocka_unit_test(test_nvlink_state_fields),
         cmocka_unit_test(test_slow_counter_fields),
         cmocka_unit_test(test_names_across_gpus),

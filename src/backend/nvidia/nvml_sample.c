@@ -15,12 +15,17 @@
  * limits, modes, BAR1; not the fan, whose repeats the health engine's
  * stuck-fan check would take for a stuck fan). It is called at the first tick, then once per
  * period (5 s, GPUSCOPE_READ_PERIOD_MS; NVLink link state, one call per link, every 6
- * periods), and at the next tick after an ECC or
+ * periods; the modes an operator sets, persistence, compute, MIG and display, every 6
+ * too), and at the next tick after an ECC or
  * Xid event on that GPU (gs_nvml_sched_event); in between its last values are
  * handed on with their age (gs_sample.age_ms), so no consumer takes a cached
  * value for a fresh one. A read that failed is retried at the next tick.
- * Everything else (utilization, memory, power, temperatures, clocks, clock
- * event reasons, energy, violation counters) is read every tick.
+ * Some readings are held only while nothing says they changed (enum nvml_hold):
+ * encoder and decoder utilization while they read 0, the memory clock while
+ * the P-state and clock event reasons are those it was read under; each is
+ * still read at least once a period, and its age is handed on the same way.
+ * Everything else (utilization, memory, power, temperatures, the other clocks,
+ * clock event reasons, energy, violation counters) is read every tick.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -989,11 +994,12 @@ static const struct nvml_span nvml_every[GS_F_COUNT] = {
     [GS_F_RETIRED_DBE] = EVERY_PERIOD(retired_dbe_pages, retired_dbe_pages),
     [GS_F_RETIRED_PENDING] = EVERY_PERIOD(retired_pending, retired_pending),
     [GS_F_REMAP_CORR] = EVERY_PERIOD(remap_corr_rows, remap_failed),
-    [GS_F_PERSISTENCE] = EVERY_PERIOD(persistence_mode, persistence_mode),
-    [GS_F_COMPUTE_MODE] = EVERY_PERIOD(compute_mode, compute_mode),
-    [GS_F_MIG_MODE] = EVERY_PERIOD(mig_mode_current, mig_mode_pending),
-    [GS_F_DISPLAY_ACTIVE] = EVERY_PERIOD(display_active, display_active),
-    [GS_F_DISPLAY_MODE] = EVERY_PERIOD(display_mode, display_mode),
+    /* modes an operator sets: every 6 periods (30 s), at once after an Xid */
+    [GS_F_PERSISTENCE] = EVERY_PERIODS(persistence_mode, persistence_mode, 6),
+    [GS_F_COMPUTE_MODE] = EVERY_PERIODS(compute_mode, compute_mode, 6),
+    [GS_F_MIG_MODE] = EVERY_PERIODS(mig_mode_current, mig_mode_pending, 6),
+    [GS_F_DISPLAY_ACTIVE] = EVERY_PERIODS(display_active, display_active, 6),
+    [GS_F_DISPLAY_MODE] = EVERY_PERIODS(display_mode, display_mode, 6),
     /* one call per link (18 on an H100): every 6 periods (30 s), and at once after an Xid */
     [GS_F_NVLINK_STATE] = EVERY_PERIODS(nvlink_count, nvlink_down_mask, 6),
     /* The video engines change with load only: while idle (0) once a period, busy every tick. */

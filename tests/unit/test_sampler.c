@@ -613,6 +613,60 @@ static void test_held_while(void **state)
     sim_fx_close(&fx);
 }
 
+/* ... and read again at the tick the P-state (or the reasons) changed; enc once it is busy */
+static void test_held_until_changed(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    char clock[64], env[80];
+    (void)state;
+    NEED_SIM("current");
+    const char *scn = sim_write_scenario("gpu 0 name=\"Test GPU\" pstate=step(0,2,20) "
+                                         "clock_mem=step(1215,810,20) throttle=step(0,4,30) "
+                                         "enc=step(0,40,30)\n");
+    sim_setup("current", scn, NULL);
+    snprintf(clock, sizeof(clock), "/tmp/gs-test-clock-%d", (int)getpid());
+    snprintf(env, sizeof(env), "file:%s", clock);
+    setenv("GPUSCOPE_SIM_CLOCK", env, 1);
+    set_clock(clock, 10);
+    fx.o.want_host = false;
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    const struct gs_sample *s = &fx.snap.gpus[0].s;
+    uint32_t m0 = s->clock_mem_mhz;
+    unsigned long long c0 = sim_calls("nvmlDeviceGetClockInfo"), e0 = sim_calls("nvmlDeviceGetEncoderUtilization");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    unsigned long long per_tick = sim_calls("nvmlDeviceGetClockInfo") - c0; /* the memory clock held */
+    set_clock(clock, 25); /* P0 -> P2: the memory clock is read at once */
+    c0 = sim_calls("nvmlDeviceGetClockInfo");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetClockInfo") - c0, per_tick + 1);
+    assert_int_equal(s->pstate, 2);
+    assert_true(s->clock_mem_mhz != m0); /* the new P-state's, not the held one */
+    assert_int_equal(s->age_ms[GS_F_CLOCK_MEM], 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetEncoderUtilization"), e0); /* still 0: held */
+    c0 = sim_calls("nvmlDeviceGetClockInfo");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetClockInfo") - c0, per_tick); /* held again */
+    set_clock(clock, 35); /* a slowdown reason appears: read again; enc busy: no longer held */
+    c0 = sim_calls("nvmlDeviceGetClockInfo");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetClockInfo") - c0, per_tick + 1);
+    /* enc read 0 at its last read: held until the period, so 40 % shows within 5 s; once read
+     * busy it is read every tick */
+    setenv("GPUSCOPE_READ_PERIOD_MS", "0", 1);
+    sim_close(fx.s);
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    e0 = sim_calls("nvmlDeviceGetEncoderUtilization");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetEncoderUtilization") - e0, 1);
+    assert_int_equal(fx.snap.gpus[0].s.enc_util_pct, 40);
+    unsetenv("GPUSCOPE_READ_PERIOD_MS");
+    sim_fx_close(&fx);
+    unsetenv("GPUSCOPE_SIM_CLOCK");
+    unlink(clock);
+}
+
 /* ---- host facts: our own PID is visible, a synthetic one is not ----------------------- */
 static void test_host_facts(void **state)
 {
@@ -724,6 +778,7 @@ int main(void)
         cmocka_unit_test(test_xid_events),
         cmocka_unit_test(test_nvlink_schedule),
         cmocka_unit_test(test_held_while),
+        cmocka_unit_test(test_held_until_changed),
         cmocka_unit_test(test_nvlink_state_fields),
         cmocka_unit_test(test_slow_counter_fields),
         cmocka_unit_test(test_names_across_gpus),

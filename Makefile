@@ -44,10 +44,11 @@ endif
 PKGS := jansson
 PKGS_serve := libmicrohttpd libprotobuf-c libnghttp2 gnutls
 PKGS_top := ncursesw
-PKGS_record := sqlite3
+PKGS_record := sqlite3 libprotobuf-c snappy libcurl yaml-0.1
 PKGS_watch := libcurl
 PKGS_smixml := libxml-2.0
-ALL_PKGS := $(PKGS) $(PKGS_serve) $(PKGS_top) $(PKGS_record) $(PKGS_watch) $(PKGS_smixml)
+PKGS_fleet := libcurl yaml-0.1
+ALL_PKGS := $(PKGS) $(PKGS_serve) $(PKGS_top) $(PKGS_record) $(PKGS_watch) $(PKGS_smixml) $(PKGS_fleet)
 PKG_CFLAGS := $(shell $(PKG_CONFIG) --cflags $(ALL_PKGS) 2>/dev/null)
 PKG_LIBS := $(shell $(PKG_CONFIG) --libs $(PKGS) 2>/dev/null)
 LIBS_serve := $(shell $(PKG_CONFIG) --libs $(PKGS_serve) 2>/dev/null) -lcrypt
@@ -55,7 +56,8 @@ LIBS_top := $(shell $(PKG_CONFIG) --libs $(PKGS_top) 2>/dev/null)
 LIBS_record := $(shell $(PKG_CONFIG) --libs $(PKGS_record) 2>/dev/null)
 LIBS_watch := $(shell $(PKG_CONFIG) --libs $(PKGS_watch) 2>/dev/null)
 LIBS_smixml := $(shell $(PKG_CONFIG) --libs $(PKGS_smixml) 2>/dev/null)
-MOD_LIBS_ALL := $(LIBS_serve) $(LIBS_top) $(LIBS_record) $(LIBS_watch) $(LIBS_smixml)
+LIBS_fleet := $(shell $(PKG_CONFIG) --libs $(PKGS_fleet) 2>/dev/null)
+MOD_LIBS_ALL := $(LIBS_serve) $(LIBS_top) $(LIBS_record) $(LIBS_watch) $(LIBS_smixml) $(LIBS_fleet)
 
 CPPFLAGS += -Isrc -I$(GEN) -D_GNU_SOURCE -DGS_PREFIX='"$(PREFIX)"'
 CFLAGS_ALL := -std=c11 $(OPTFLAGS) $(WARN) $(SANFLAGS) -fPIC $(PKG_CFLAGS) $(CFLAGS)
@@ -67,23 +69,29 @@ LDLIBS_TEST := $(PKG_LIBS) $(MOD_LIBS_ALL) -ldl -lpthread -lm $(LDLIBS)
 # Modules (src/core/module.h says why): the commands that need a heavy library.
 #   serve.so  src/serve/ + src/k8s/ + src/cmd/serve.c          libmicrohttpd, protobuf-c, nghttp2, GnuTLS
 #   top.so    src/ui/ + src/cmd/top.c                           ncursesw
-#   record.so src/record/ + src/cmd/{record,report,run,mark,baseline}.c   sqlite3
+#   record.so src/record/ + src/cmd/{record,report,run,mark,baseline,slurm}.c   sqlite3; remote write:
+#             protobuf-c, snappy (C++ inside: libsnappy.so carries libstdc++), libcurl, libyaml;
 #   watch.so  src/notify/ + src/cmd/watch.c                     libcurl
 #   smixml.so src/smixml/ (gpuscope smi -q -x)                  libxml2
-MODULES := serve top record watch smixml
+#   fleet.so  src/backend/prom/ + src/fleet/ (--prometheus: the fleet)  libcurl, libyaml
+MODULES := serve top record watch smixml fleet
 # The kubelet's pod-resources messages (src/k8s/podresources.proto): protoc-c writes
 # their C at build time into $(GEN), shared by every build variant (the .proto is the
 # source; nothing generated is committed, so it cannot drift from it).
 GEN := build/gen
 PROTO_C := $(GEN)/k8s/podresources.pb-c.c
+# Prometheus remote write's WriteRequest (src/record/remote.proto), the same way.
+RW_PROTO_C := $(GEN)/record/remote.pb-c.c
 # Every module also links its ABI stamp (src/abi/module_stamp.c, core/abi.h), never the binary.
 modsrc = $(sort $(shell find $(1) -name '*.c' 2>/dev/null) $(wildcard $(2))) src/abi/module_stamp.c
 MOD_SRC_serve := $(call modsrc,src/serve src/k8s,src/cmd/serve.c) $(PROTO_C)
 MOD_SRC_top := $(call modsrc,src/ui,src/cmd/top.c)
-MOD_SRC_record := $(call modsrc,src/record,$(addprefix src/cmd/,record.c report.c run.c mark.c baseline.c))
+MOD_SRC_record := $(call modsrc,src/record,$(addprefix src/cmd/,record.c report.c run.c mark.c baseline.c slurm.c)) \
+    src/backend/prom/http_config.c $(RW_PROTO_C)
 MOD_SRC_watch := $(call modsrc,src/notify,src/cmd/watch.c)
 MOD_SRC_smixml := $(call modsrc,src/smixml,)
-SRC := $(shell find src -name '*.c' | sort) $(PROTO_C)
+MOD_SRC_fleet := $(call modsrc,src/backend/prom src/fleet,)
+SRC := $(shell find src -name '*.c' | sort) $(PROTO_C) $(RW_PROTO_C)
 OBJ := $(SRC:%.c=$(O)/obj/%.o)
 MOD_OBJ := $(foreach m,$(MODULES),$(MOD_SRC_$(m):%.c=$(O)/obj/%.o))
 CORE_OBJ := $(filter-out $(MOD_OBJ),$(OBJ))
@@ -91,7 +99,7 @@ LIB_OBJ := $(filter-out $(O)/obj/src/main.o,$(OBJ))
 MOD_LIBS := $(foreach m,$(MODULES),$(if $(MOD_SRC_$(m)),$(O)/modules/$(m).so))
 # The sources that hold test-only hooks (see "test-only hooks" below), and
 # $(call tobj,OBJECTS): OBJECTS with those files' testing objects in their place.
-TESTING_SRC := $(shell grep -l 'GS_TESTING' $(filter-out $(PROTO_C),$(SRC)) /dev/null)
+TESTING_SRC := $(shell grep -l 'GS_TESTING' $(filter-out $(PROTO_C) $(RW_PROTO_C),$(SRC)) /dev/null)
 TESTING_OBJ := $(TESTING_SRC:%.c=$(O)/obj/%.o)
 tobj = $(filter-out $(TESTING_OBJ),$(1)) $(patsubst $(O)/obj/%,$(O)/obj-testing/%,$(filter $(TESTING_OBJ),$(1)))
 
@@ -265,6 +273,11 @@ $(GEN)/k8s/%.pb-c.c $(GEN)/k8s/%.pb-c.h: src/k8s/%.proto
 # what includes the generated header needs it before its first compile
 K8S_OBJ := $(patsubst %.c,%.o,$(wildcard src/k8s/*.c))
 $(K8S_OBJ:%=$(O)/obj/%) $(K8S_OBJ:%=build-fuzz/obj/%) $(UNIT_BIN) $(FUZZ_BIN): | $(PROTO_C:.c=.h)
+$(GEN)/record/%.pb-c.c $(GEN)/record/%.pb-c.h: src/record/%.proto
+	@mkdir -p $(GEN)/record
+	protoc-c --proto_path=src/record --c_out=$(GEN)/record $<
+RW_OBJ := $(patsubst %.c,%.o,$(wildcard src/record/rw_*.c))
+$(RW_OBJ:%=$(O)/obj/%) $(RW_OBJ:%=$(O)/obj-testing/%) $(RW_OBJ:%=build-fuzz/obj/%) $(UNIT_BIN) $(FUZZ_BIN): | $(RW_PROTO_C:.c=.h)
 
 # --- what a person runs
 deps:

@@ -75,7 +75,8 @@ _gpuscope()
         --routine) _gpuscope_list "daily weekly monthly all"; return ;;
         --hostname-label) COMPREPLY=($(compgen -W "Hostname hostname none" -- "$cur")); return ;;
         --db | --output | -o | --rules | --kernel-log | --web.config.file | --web-config-file | \
-            --annotate-fifo | --from-fifo | --clock-file | --exec | --pod-resources-kubelet-socket)
+            --annotate-fifo | --from-fifo | --clock-file | --exec | --pod-resources-kubelet-socket | \
+            --remote-write-config)
             _filedir
             return ;;
         --host-root | --framework-path) _filedir -d; return ;;

@@ -10,7 +10,9 @@ set -euo pipefail
 BUILD_PKGS=(gcc make pkg-config libjansson-dev libmicrohttpd-dev libcrypt-dev libncurses-dev libsqlite3-dev
     libcurl4-gnutls-dev libgnutls28-dev  # serve: TLS options (src/serve/webtls.c)
     libprotobuf-c-dev protobuf-c-compiler libnghttp2-dev  # serve: the kubelet's pod-resources API (src/k8s/)
-    libxml2-dev)  # 9a: gpuscope smi -q -x (module smixml.so)
+    libxml2-dev  # 9a: gpuscope smi -q -x (module smixml.so)
+    libyaml-dev  # 21: the fleet's --prometheus-config (Prometheus http_config YAML, module fleet.so)
+    libsnappy-dev)  # 22: record --remote-write: snappy block compression (module record.so)
 TEST_PKGS=(libcmocka-dev clang python3 procps time prometheus curl tmux wrk openssl sqlite3 chromium jq bc file
     libnss-wrapper faketime  # 9b: the gpustat tests run on fixture users (nss_wrapper) at a capture's time
     python3-psutil python3-blessed python3-six python3-pkg-resources  # 9b: Debian's gpustat (tests/gpustat-debian.sh)
@@ -22,6 +24,11 @@ TEST_PKGS+=(python3-torch austin)
 TEST_PKGS+=(mandoc man-db bash-completion fish zsh)
 # 14: make deb and its test (tests/deb.sh): dpkg-buildpackage, dh, lintian
 TEST_PKGS+=(dpkg-dev debhelper lintian)
+# 21: the fleet backend against a second server of the Prometheus API (tests/fleet-prometheus.sh)
+TEST_PKGS+=(victoria-metrics)
+# 23: a real single-node Slurm with gpuscope as its Prolog/Epilog (tests/slurm.sh)
+TEST_PKGS+=(slurm-wlm munge)
+# 22: record --remote-write into real receivers (tests/remote-write.sh: prometheus above, victoria-metrics)
 
 missing=()
 have() { dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "ok installed"; }

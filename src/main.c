@@ -37,6 +37,7 @@ static const struct cmd commands[] = {
     { "run", NULL, "record", CMD_LONG_RUNNING, "run a command and summarize its GPU use, like time(1)" },
     { "mark", NULL, "record", 0, "annotate the history (\"epoch 3 starts\")" },
     { "baseline", NULL, "record", 0, "save what normal looks like, and diff against it" },
+    { "slurm", NULL, "record", 0, "Slurm prolog/epilog: job mapping files, per-job GPU summaries" },
     { "pyhook", cmd_pyhook, NULL, 0, "the opt-in Python hook: PyTorch allocator figures and stacks of a process" },
     { "burn", cmd_burn, NULL, CMD_LONG_RUNNING, "verified stress test with a PASS/WARN/FAIL verdict per GPU (exit 6/7)" },
 };

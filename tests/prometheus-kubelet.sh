@@ -18,7 +18,7 @@ serve_test_init prometheus curl python3 protoc jq
 fail() { echo "FAIL: $*"; for f in gs.err gs1.err kubelet.out; do echo "--- $f"; cat "$TMP/$f" 2>/dev/null; done
          echo "--- prometheus log (tail)"; tail -n 20 "$TMP/prom.log" 2>/dev/null; exit 1; }
 PY=
-for p in python3 /usr/bin/python3; do
+for p in /usr/bin/python3 python3; do # Debian's first: scripts/deps.sh installs the modules for it
     command -v "$p" >/dev/null && "$p" -c 'import grpc, google.protobuf' 2>/dev/null && { PY=$p; break; }
 done
 [ -n "$PY" ] || { echo "SKIP: python3-grpcio and python3-protobuf are not installed"; exit 77; }

@@ -29,6 +29,7 @@ int cmd_record(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_run(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_mark(int argc, char **argv, const struct gs_cmd_ctx *ctx);
+int cmd_slurm(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_baseline(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_pyhook(int argc, char **argv, const struct gs_cmd_ctx *ctx);
 int cmd_burn(int argc, char **argv, const struct gs_cmd_ctx *ctx);

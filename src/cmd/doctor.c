@@ -9,6 +9,7 @@
  * severity: 0 none or info, 6 warning, 7 critical (2 usage, 3 no NVML/driver,
  * 4 no GPU). Options come from one table (doctor_opts[]). docs/HEALTH.md.
  */
+#include "core/prom_api.h"
 #include "cmd/cmd.h"
 #include "cmd/opts.h"
 #include "core/devholders.h"
@@ -51,6 +52,7 @@ struct dargs {
     const char *framework_path;
     const char *baseline;   /* --monthly against a saved baseline instead of a month of history */
     struct gs_health_cfg cfg;
+    struct gs_prom_opts prom; /* --prometheus URL: the fleet's health instead (fleet.so) */
 };
 
 /* What doctor learnt from the recorder's database. */
@@ -238,6 +240,25 @@ static int o_fwpath(void *ctx, const char *const *v, struct gs_err *err)
     D->framework_path = v[0];
     return 0;
 }
+static int o_prom(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)err;
+    D->prom.url = v[0];
+    return 0;
+}
+static int o_match(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)err;
+    D->prom.match = v[0];
+    return 0;
+}
+static int o_prom_config(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)err;
+    D->prom.config_path = v[0];
+    return 0;
+}
+
 #undef D
 
 static const struct gs_opt doctor_opts[] = {
@@ -261,6 +282,9 @@ static const struct gs_opt doctor_opts[] = {
     { "--baseline", 0, "NAME", o_baseline, "monthly: compare with this saved baseline (gpuscope baseline save)" },
     { "--framework-path", 0, "DIRS", o_fwpath, "weekly: also search these site-packages directories (colon list)" },
     { "--explain", 0, "xid N", o_explain, "what the Xid catalog says about Xid N" },
+    { "--prometheus", 0, "URL", o_prom, "the fleet's health from a Prometheus instead (docs/FLEET.md)" },
+    { "--match", 0, "SELECTOR", o_match, "with --prometheus: only series matching '{label=\"value\",...}'" },
+    { "--prometheus-config", 0, "FILE", o_prom_config, "credentials and TLS (Prometheus' http_config YAML)" },
     { "--help", 'h', NULL, o_help, "this help" },
 };
 static const size_t doctor_nopts = sizeof(doctor_opts) / sizeof(doctor_opts[0]);
@@ -275,6 +299,28 @@ static void usage(FILE *out)
                  "4 no GPU. See docs/HEALTH.md.\n");
 }
 
+
+/* doctor --prometheus: the fleet module does the work; --window is how long
+ * utilization must stay pinned. Exit status as on one node. */
+static int doctor_fleet(const struct dargs *d)
+{
+    struct gs_err err = { 0 };
+    struct gs_fleet_doctor_opts o = { .prom = d->prom, .window_s = d->window_set ? (double)d->window_ms / 1000 : 0,
+                                      .json = d->json };
+    void *sym = gs_module_symbol("fleet", "gs_fleet_doctor", &err);
+    gs_fleet_doctor_fn fn;
+    if (!sym) {
+        gs_err_print(&err);
+        return GS_EXIT_FAILURE;
+    }
+    memcpy(&fn, &sym, sizeof(fn));
+    int worst = fn(&o, stdout, &err);
+    if (worst < 0) {
+        gs_err_print(&err);
+        return gs_exit_from_errc(-worst);
+    }
+    return worst >= GS_SEV_CRITICAL ? EXIT_CRITICAL : worst == GS_SEV_WARNING ? EXIT_WARNING : GS_EXIT_OK;
+}
 
 static void sleep_ms(int64_t ms)
 {
@@ -370,6 +416,10 @@ static int sample_window(const struct dargs *d, struct gs_health *h, struct gs_s
     struct gs_sampler *s;
     o.slow = GS_SLOW_SKIP;
     o.only_ids = d->only_ids;
+    /* the link trains up under load within milliseconds: judge it only on readings taken with the
+     * utilization, so read it at every snapshot (two cheap calls per GPU) rather than every 5 s */
+    gs_fmask_set(&o.every_tick, GS_F_PCIE_GEN);
+    gs_fmask_set(&o.every_tick, GS_F_PCIE_WIDTH);
     gs_sim_stepping_prepare();
     o.pyhook = GS_PYHOOK_ASYNC; /* fragmentation and allocator growth of hooked PyTorch processes */
     int rc = gs_sampler_open(&s, &o, err);
@@ -591,6 +641,11 @@ int cmd_doctor(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     int rc = gs_opts_parse(doctor_opts, doctor_nopts, argc, argv, &d, "doctor", &err);
     if (rc)
         return rc > 0 ? GS_EXIT_OK : (gs_err_print(&err), GS_EXIT_USAGE);
+    if ((d.prom.match || d.prom.config_path) && !d.prom.url)
+        return gs_err_set(&err, GS_E_USAGE, "%s goes with --prometheus URL", d.prom.match ? "--match" : "--prometheus-config"),
+               gs_err_print(&err), GS_EXIT_USAGE;
+    if (d.prom.url)
+        return doctor_fleet(&d);
     if (d.routines & GS_ROUTINE_DAILY && !d.window_set)
         d.window_ms = 60000; /* the daily look at utilization and memory: a minute */
     int64_t need = d.window_ms / d.interval_ms + 2; /* the whole window in the engine's rings */

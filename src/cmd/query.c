@@ -5,7 +5,9 @@
  * options follow nvidia-smi's (--query-gpu, --format=csv,noheader,nounits,
  * -l, -lms, -i) so scripts written for it keep working. docs/QUERY.md.
  */
+#include "core/prom_api.h"
 #include "cmd/cmd.h"
+#include "core/module.h"
 #include "format/format.h"
 
 #include <math.h>
@@ -22,6 +24,7 @@ struct qargs {
     bool format_set;
     const char *color; /* auto, always, never */
     bool help_done;    /* --help or --help-query-*: print, exit 0 */
+    struct gs_prom_opts prom; /* --prometheus URL, --match, --prometheus-config: the fleet */
 };
 
 struct opt {
@@ -158,6 +161,27 @@ static int opt_verbose(struct qargs *q, const char *val, struct gs_err *err)
     return 0;
 }
 
+static int opt_prometheus(struct qargs *q, const char *val, struct gs_err *err)
+{
+    (void)err;
+    q->prom.url = val;
+    return 0;
+}
+
+static int opt_match(struct qargs *q, const char *val, struct gs_err *err)
+{
+    (void)err;
+    q->prom.match = val;
+    return 0;
+}
+
+static int opt_prom_config(struct qargs *q, const char *val, struct gs_err *err)
+{
+    (void)err;
+    q->prom.config_path = val;
+    return 0;
+}
+
 static int opt_help(struct qargs *q, const char *val, struct gs_err *err);
 static int opt_help_gpu(struct qargs *q, const char *val, struct gs_err *err);
 static int opt_help_apps(struct qargs *q, const char *val, struct gs_err *err);
@@ -174,6 +198,9 @@ static const struct opt options[] = {
     {"--color", NULL, "WHEN", opt_color, "auto (default: on a terminal, unless NO_COLOR), always, never"},
     {"--debug", NULL, NULL, opt_debug, "print the NVML library and symbols bound, to stderr"},
     {"--verbose", "-v", NULL, opt_verbose, "explain on stderr (fields gpuscope does not read, ...)"},
+    {"--prometheus", NULL, "URL", opt_prometheus, "the fleet: every GPU a Prometheus holds (docs/FLEET.md)"},
+    {"--match", NULL, "SELECTOR", opt_match, "with --prometheus: only series matching '{label=\"value\",...}'"},
+    {"--prometheus-config", NULL, "FILE", opt_prom_config, "credentials and TLS (Prometheus' http_config YAML)"},
     {"--help-query-gpu", NULL, NULL, opt_help_gpu, "list the --query-gpu fields"},
     {"--help-query-compute-apps", NULL, NULL, opt_help_apps, "list the --query-compute-apps fields"},
     {"--help", "-h", NULL, opt_help, "this help"},
@@ -286,6 +313,9 @@ static int finish(struct qargs *q, struct gs_err *err)
     }
     if (q->out.format == GS_OUT_DETAILS && q->format_set)
         return gs_err_set(err, GS_E_USAGE, "--details is its own format: drop --format");
+    if ((q->prom.match || q->prom.config_path) && !q->prom.url)
+        return gs_err_set(err, GS_E_USAGE, "%s goes with --prometheus URL",
+                          q->prom.match ? "--match" : "--prometheus-config");
     if (q->out.count && !q->out.interval_ns)
         q->out.interval_ns = 1000000000ull;
     q->out.color = want_color(q->color);
@@ -323,6 +353,15 @@ int cmd_query(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     if (q.help_done) {
         gs_fieldlist_free(&q.fields);
         return GS_EXIT_OK;
+    }
+    if (q.prom.url) { /* the fleet: one more backend, from the fleet module */
+        q.out.backend = gs_module_symbol("fleet", "gs_prom_backend", &err);
+        q.out.backend_arg = &q.prom;
+        if (!q.out.backend) {
+            gs_err_print(&err);
+            gs_fieldlist_free(&q.fields);
+            return GS_EXIT_FAILURE;
+        }
     }
     if (q.query_opt && q.out.verbose) /* nvidia-smi prints nothing on stderr: only when asked */
         gs_fieldlist_unread(&q.fields, note_unread, NULL);

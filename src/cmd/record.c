@@ -30,6 +30,14 @@ static void record_usage(FILE *out)
         "  --annotate-fifo PATH   each line written to this FIFO (created if absent) becomes\n"
         "                         an annotation: echo \"epoch 3\" > PATH\n"
         "  -q, --quiet            no start-up line\n"
+        "  --remote-write URL     also send every sample to this Prometheus remote-write\n"
+        "                         endpoint (the database queues what is not sent yet)\n"
+        "  --remote-write-config FILE  its remote_write settings (auth, TLS, headers,\n"
+        "                         write_relabel_configs, queue_config; docs/RECORD.md)\n"
+        "  --remote-write-max-batch N  samples per request (default 10000)\n"
+        "  --remote-write-drain DURATION  at a stop, keep sending what is queued this long\n"
+        "                         (default 10s; the rest is sent by the next recorder)\n"
+        "  --status               the remote-write queue of the database, and exit\n"
         "test options (virtual time, docs/RECORD.md):\n"
         "  --ticks N              stop after N ticks\n"
         "  --step DURATION        each tick advances time by DURATION without sleeping\n"
@@ -50,13 +58,17 @@ static int duration_opt(const char *v, int64_t *ms, const char *what)
 
 static int record_parse(int argc, char **argv, struct gs_record_opts *o)
 {
-    enum { O_DB = 256, O_PIV, O_RET, O_RRET, O_MAX, O_EST, O_TICKS, O_STEP, O_CLOCK, O_START, O_FIFO };
+    enum { O_DB = 256, O_PIV, O_RET, O_RRET, O_MAX, O_EST, O_TICKS, O_STEP, O_CLOCK, O_START, O_FIFO, O_RW,
+           O_RWCFG, O_RWMAX, O_RWDRAIN, O_STATUS };
     static const struct option lo[] = {
         { "db", 1, NULL, O_DB }, { "interval", 1, NULL, 'd' }, { "proc-interval", 1, NULL, O_PIV },
         { "retention", 1, NULL, O_RET }, { "rollup-retention", 1, NULL, O_RRET }, { "max-size", 1, NULL, O_MAX },
         { "id", 1, NULL, 'i' }, { "estimate", 0, NULL, O_EST }, { "quiet", 0, NULL, 'q' },
         { "ticks", 1, NULL, O_TICKS }, { "step", 1, NULL, O_STEP }, { "clock-file", 1, NULL, O_CLOCK },
         { "start", 1, NULL, O_START }, { "annotate-fifo", 1, NULL, O_FIFO }, { "help", 0, NULL, 'h' },
+        { "remote-write", 1, NULL, O_RW }, { "remote-write-config", 1, NULL, O_RWCFG },
+        { "remote-write-max-batch", 1, NULL, O_RWMAX }, { "remote-write-drain", 1, NULL, O_RWDRAIN },
+        { "status", 0, NULL, O_STATUS },
         { NULL, 0, NULL, 0 },
     };
     int c, rc = 0;
@@ -82,6 +94,21 @@ static int record_parse(int argc, char **argv, struct gs_record_opts *o)
         case O_STEP: rc = duration_opt(optarg, &o->step_ms, "--step"); break;
         case O_CLOCK: o->clock_file = optarg; break;
         case O_FIFO: o->annotate_fifo = optarg; break;
+        case O_RW: o->rw_url = optarg; break;
+        case O_RWCFG: o->rw_config = optarg; break;
+        case O_RWMAX: {
+            char *end;
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (*end || !*optarg || v < 1 || v > 100000)
+                rc = bad("--remote-write-max-batch (samples, 1 to 100000)", optarg);
+            o->rw_max_batch = (uint32_t)v;
+            break;
+        }
+        case O_RWDRAIN:
+            if (gs_parse_duration_ms(optarg, &o->rw_drain_ms) < 0 || o->rw_drain_ms < 0)
+                rc = bad("--remote-write-drain", optarg);
+            break;
+        case O_STATUS: o->status = true; break;
         case O_START:
             if (gs_parse_time_why(optarg, gs_now_ms(), &o->start_ms, why, sizeof(why)) < 0) {
                 fprintf(stderr, "gpuscope record: bad --start '%s': %s\n", optarg, why);
@@ -91,6 +118,10 @@ static int record_parse(int argc, char **argv, struct gs_record_opts *o)
         case 'h': record_usage(stdout); return -1;
         default: record_usage(stderr); return GS_EXIT_USAGE;
         }
+    }
+    if (!rc && optind < argc && !strcmp(argv[optind], "status")) { /* gpuscope record status */
+        o->status = true;
+        optind++;
     }
     if (!rc && optind < argc) {
         fprintf(stderr, "gpuscope record: unexpected argument '%s'\n", argv[optind]);
@@ -164,7 +195,7 @@ static int record_estimate(const struct gs_record_opts *o)
 
 int cmd_record(int argc, char **argv, const struct gs_cmd_ctx *ctx)
 {
-    struct gs_record_opts o = { .interval_ms = 1000, .proc_interval_ms = 5000 };
+    struct gs_record_opts o = { .interval_ms = 1000, .proc_interval_ms = 5000, .rw_drain_ms = 10000 };
     struct gs_err err = { 0 };
     (void)ctx;
     int rc = record_parse(argc, argv, &o);
@@ -172,6 +203,13 @@ int cmd_record(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         return rc < 0 ? GS_EXIT_OK : rc;
     if (o.estimate)
         return record_estimate(&o);
+    if (o.status) {
+        if (gs_record_status(&o, stdout, &err) < 0) {
+            gs_err_print(&err);
+            return gs_exit_from_errc(err.code);
+        }
+        return GS_EXIT_OK;
+    }
     if (gs_record_run(&o, &err) < 0) {
         gs_err_print(&err);
         return err.code == GS_E_USAGE ? GS_EXIT_FAILURE : gs_exit_from_errc(err.code);

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "record/jobs.h"
+#include "record/fleet_report.h"
 #include "record/record.h"
 
 static void report_usage(FILE *out)
@@ -21,18 +23,55 @@ static void report_usage(FILE *out)
         "  -i, --id INDEX       one GPU\n"
         "  --pid PID            one process (per-process chart)\n"
         "  -f, --format FMT     html (default), term, csv, json (NDJSON)\n"
-        "  -o, --output FILE    write there instead of stdout\n");
+        "  -o, --output FILE    write there instead of stdout\n"
+        "  --job ID             an HPC job's GPU summary (gpuscope slurm prolog/epilog; -f json: as JSON)\n"
+        "  --user NAME          jobs of NAME in the range (--since, default 24h): GPU-hours, idle GPU-hours,\n"
+        "                       energy per job and in all (--user all: every user; -f json: NDJSON)\n\n"
+        "The fleet over the range, from Prometheus (docs/FLEET.md): per-node table, node x time\n"
+        "heatmaps, idle GPU-hours and energy per node and per namespace/job (html or term):\n"
+        "  --prometheus URL     the Prometheus that scrapes gpuscope serve or dcgm-exporter\n"
+        "  --match SELECTOR     only these series, e.g. '{cluster=\"a\"}'\n"
+        "  --prometheus-config FILE  basic auth, bearer token, TLS (Prometheus' http_config YAML)\n");
+}
+
+/* --job / --user: the HPC job accounting (record/jobsum.c), in text or JSON. */
+static int report_jobs(const struct gs_report_opts *o, const char *job, const char *user)
+{
+    struct gs_err err = { 0 };
+    bool json = o->format == GS_REPORT_JSON;
+    if (o->format != GS_REPORT_TERM && !json && o->format != GS_REPORT_HTML) {
+        fprintf(stderr, "gpuscope report: --job and --user print text (-f term) or JSON (-f json)\n");
+        return GS_EXIT_USAGE;
+    }
+    FILE *out = o->output && strcmp(o->output, "-") ? fopen(o->output, "w") : stdout;
+    if (!out) {
+        fprintf(stderr, "gpuscope report: cannot write %s\n", o->output);
+        return GS_EXIT_FAILURE;
+    }
+    int rc = job ? gs_report_job(o->db, job, json, out, &err)
+                 : gs_report_user(o->db, strcmp(user, "all") ? user : NULL, o->from_ms, o->to_ms, json, out, &err);
+    if (out != stdout && fclose(out) != 0 && rc == 0)
+        rc = gs_err_set(&err, GS_E_IO, "writing %s failed", o->output);
+    if (rc < 0) {
+        gs_err_print(&err);
+        return gs_exit_from_errc(err.code);
+    }
+    return GS_EXIT_OK;
 }
 
 int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
 {
-    enum { O_DB = 256, O_SINCE, O_FROM, O_TO, O_PID };
+    enum { O_DB = 256, O_SINCE, O_FROM, O_TO, O_PID, O_JOB, O_USER, O_PROM, O_MATCH, O_PROMCFG };
     static const struct option lo[] = {
         { "db", 1, NULL, O_DB }, { "since", 1, NULL, O_SINCE }, { "from", 1, NULL, O_FROM }, { "to", 1, NULL, O_TO },
         { "id", 1, NULL, 'i' }, { "pid", 1, NULL, O_PID }, { "format", 1, NULL, 'f' }, { "output", 1, NULL, 'o' },
-        { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
+        { "job", 1, NULL, O_JOB }, { "user", 1, NULL, O_USER }, { "help", 0, NULL, 'h' },
+        { "prometheus", 1, NULL, O_PROM }, { "match", 1, NULL, O_MATCH }, { "prometheus-config", 1, NULL, O_PROMCFG },
+        { NULL, 0, NULL, 0 },
     };
+    const char *job = NULL, *user = NULL;
     struct gs_report_opts o = { .gpu_index = -1, .format = GS_REPORT_HTML, .width = 80 };
+    struct gs_frep_opts fo = { 0 };
     int64_t now = gs_now_ms(), since = 24 * 3600 * 1000LL;
     const char *from = NULL, *to = NULL, *cols = getenv("COLUMNS");
     int c;
@@ -52,6 +91,8 @@ int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         case O_TO: to = optarg; break;
         case 'i': o.gpu_index = (int)strtol(optarg, NULL, 10); break;
         case O_PID: o.pid = strtol(optarg, NULL, 10); break;
+        case O_JOB: job = optarg; break;
+        case O_USER: user = optarg; break;
         case 'f':
             if (!strcmp(optarg, "html")) o.format = GS_REPORT_HTML;
             else if (!strcmp(optarg, "term")) o.format = GS_REPORT_TERM;
@@ -63,6 +104,9 @@ int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
             }
             break;
         case 'o': o.output = optarg; break;
+        case O_PROM: fo.url = optarg; break;
+        case O_MATCH: fo.match = optarg; break;
+        case O_PROMCFG: fo.config = optarg; break;
         case 'h': report_usage(stdout); return GS_EXIT_OK;
         default: report_usage(stderr); return GS_EXIT_USAGE;
         }
@@ -88,7 +132,23 @@ int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         return GS_EXIT_USAGE;
     }
     struct gs_err err = { 0 };
-    if (gs_report_run(&o, &err) < 0) {
+    if (!fo.url && (fo.match || fo.config)) {
+        fprintf(stderr, "gpuscope report: --match and --prometheus-config go with --prometheus URL\n");
+        return GS_EXIT_USAGE;
+    }
+    if (fo.url && (o.format == GS_REPORT_CSV || o.format == GS_REPORT_JSON || o.db || o.gpu_index >= 0 || o.pid)) {
+        fprintf(stderr, "gpuscope report: --prometheus writes html or term; --db, -i and --pid are for one node's "
+                "history\n");
+        return GS_EXIT_USAGE;
+    }
+    if (job || user) {
+        if (fo.url) {
+            fprintf(stderr, "gpuscope report: --job and --user read this machine's history, not --prometheus\n");
+            return GS_EXIT_USAGE;
+        }
+        return report_jobs(&o, job, user);
+    }
+    if (fo.url ? gs_fleet_report_run(&o, &fo, &err) < 0 : gs_report_run(&o, &err) < 0) {
         gs_err_print(&err);
         return gs_exit_from_errc(err.code);
     }

@@ -5,6 +5,7 @@
  * drop-in for dcgm-exporter (port 9400, DCGM metric names); docs/SERVE.md.
  */
 #include "cmd/cmd.h"
+#include "core/jobmap.h"
 #include "k8s/kubelet.h"
 #include "serve/serve.h"
 
@@ -190,6 +191,17 @@ static int set_idtype(struct gs_serve_opts *o, const char *v, struct gs_err *err
                       v);
 }
 
+/* ---- HPC jobs (dcgm-exporter's option) ---- */
+
+static int set_jobdir(struct gs_serve_opts *o, const char *v, struct gs_err *err)
+{
+    if (!*v)
+        return gs_err_set(err, GS_E_USAGE, "--hpc-job-mapping-dir: empty; give the directory the Slurm prolog "
+                          "writes (docs/SLURM.md), e.g. " GS_JOBMAP_DEFAULT_DIR);
+    o->hpc_job_dir = v;
+    return 0;
+}
+
 static const struct sopt sopts[] = {
     { "--listen", "--address", "[HOST]:PORT", set_listen,
       "address to serve on (default :9400, dcgm-exporter's port; [::1]:9400 for IPv6)" },
@@ -225,6 +237,9 @@ static const struct sopt sopts[] = {
       "how the device plugin names GPUs: uid (UUIDs, default) or device-name (nvidia<index>, GKE)" },
     { "--nvidia-resource-names", NULL, "LIST", set_resnames,
       "more resource names that are NVIDIA GPUs (comma-separated), e.g. nvidia.com/gpu.shared" },
+    { "--hpc-job-mapping-dir", NULL, "DIR", set_jobdir,
+      "label DCGM series with hpc_job from the GPU -> job files in DIR (dcgm-exporter's; default "
+      "$DCGM_HPC_JOB_MAPPING_DIR, else jobs from the processes' Slurm cgroups)" },
 };
 
 #define NOPTS (sizeof(sopts) / sizeof(sopts[0]))
@@ -285,6 +300,9 @@ int cmd_serve(int argc, char **argv, const struct gs_cmd_ctx *ctx)
             return GS_EXIT_USAGE;
         }
     }
+    const char *jobdir = getenv("DCGM_HPC_JOB_MAPPING_DIR"); /* dcgm-exporter's variable for the option */
+    if (!o.hpc_job_dir && jobdir && *jobdir)
+        o.hpc_job_dir = jobdir;
     if (gs_serve_run(&o, &err) < 0) {
         gs_err_print(&err);
         return gs_exit_from_errc(err.code);

@@ -30,7 +30,7 @@
 #include "core/err.h"
 #include "core/model.h"
 
-#define GS_BACKEND_ABI 5 /* bump when appending members; never reorder */
+#define GS_BACKEND_ABI 7 /* bump when appending members; never reorder */
 
 enum gs_caps {
     GS_CAP_PROCESSES = 1 << 0,    /* processes() lists processes per GPU */
@@ -52,6 +52,11 @@ struct gs_bdev {
 struct gs_backend_opts {
     const char *lib_path;  /* vendor library to load; NULL: backend's default search */
     const char *proc_root; /* where /proc is ("" or NULL: /proc), for the driver's own GPU list */
+    /* ABI 6. What a backend that is not a vendor library needs (the fleet's
+     * Prometheus backend: a struct gs_prom_opts), NULL for the others. */
+    const void *arg;
+    /* ABI 7. Slow-changing fields to read at every tick, not on the read schedule (doctor). */
+    struct gs_fmask every_tick;
 };
 
 struct gs_bctx; /* one backend instance, private to the backend */

@@ -282,17 +282,19 @@ static int hp_load_identity(struct gs_hostproc *hp, struct hp_rec *r, int dfd)
         gs_hp_user_name(hp, h->uid, h->user, sizeof(h->user));
         hp_set(h, GS_P_USER);
     }
-    if (!(hp->want & ((1u << GS_P_CONTAINER) | (1u << GS_P_POD))))
+    if (!(hp->want & ((1u << GS_P_CONTAINER) | (1u << GS_P_POD) | (1u << GS_P_SLURM))))
         return 0;
     n = hp_read_at(dfd, "cgroup", buf, sizeof(buf));
     if (n > 0) {
         struct gs_proc c = {0};
-        const uint32_t m = (1u << GS_P_CONTAINER) | (1u << GS_P_POD);
+        const uint32_t m = (1u << GS_P_CONTAINER) | (1u << GS_P_POD) | (1u << GS_P_SLURM);
         gs_hostproc_parse_cgroup(buf, (size_t)n, &c);
         h->valid = (h->valid & ~m) | (c.valid & m);
         memcpy(h->container_id, c.container_id, sizeof(h->container_id));
         memcpy(h->container_runtime, c.container_runtime, sizeof(h->container_runtime));
         memcpy(h->pod_uid, c.pod_uid, sizeof(h->pod_uid));
+        h->slurm_job = c.slurm_job;
+        memcpy(h->slurm_step, c.slurm_step, sizeof(h->slurm_step));
     }
     return 0;
 }
@@ -602,6 +604,8 @@ static void hp_copy_host(struct gs_text *text, struct gs_proc *dst, const struct
     hp_copy_text(dst->container_id, src->container_id, sizeof(dst->container_id));
     memcpy(dst->container_runtime, src->container_runtime, sizeof(dst->container_runtime));
     memcpy(dst->pod_uid, src->pod_uid, sizeof(dst->pod_uid));
+    dst->slurm_job = src->slurm_job;
+    memcpy(dst->slurm_step, src->slurm_step, sizeof(dst->slurm_step));
 }
 
 /* ---- 3. the handle and the tick API ------------------------------------------------- */

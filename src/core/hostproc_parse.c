@@ -2,7 +2,7 @@
 /*
  * hostproc_parse.c - the text parsers of the host-facts module (see
  * hostproc_priv.h): statm, cgroup (v1 and v2: docker, containerd, cri-o,
- * podman paths and Kubernetes pod UIDs), status (Uid), cmdline, and the boot
+ * podman paths, Kubernetes pod UIDs and Slurm jobs), status (Uid), cmdline, and the boot
  * time in /proc/stat (/proc/PID/stat is lib/procstat.c's). No I/O except
  * gs_hp_read_btime's read loop; every parser takes a length and never reads
  * past it (fuzzed: fuzz/fuzz_cgroup.c).
@@ -94,6 +94,85 @@ static bool hp_cgroup_pod(const char *path, size_t len, struct gs_proc *p)
     return false;
 }
 
+/* A path segment "<key>_<value>" (key given with its '_'): value's bounds. */
+static bool hp_seg_kv(const char *seg, size_t len, const char *key, const char **v, size_t *vlen)
+{
+    size_t kl = strlen(key);
+    if (len <= kl || memcmp(seg, key, kl))
+        return false;
+    *v = seg + kl;
+    *vlen = len - kl;
+    return true;
+}
+
+static bool hp_all_digits(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return false;
+    return n > 0;
+}
+
+/* Segments after a Slurm anchor: [uid_U/]job_J[/step_S]. need_uid: cgroup v1's
+ * /slurm/uid_U/job_J, v2's slurmstepd.scope/job_J has none. */
+static bool hp_slurm_job(const char *s, const char *end, bool need_uid, struct gs_proc *p)
+{
+    const char *seg[3], *v;
+    size_t len[3], vlen;
+    unsigned n = 0;
+    uint64_t job = 0;
+
+    for (; n < 3 && s < end; n++) {
+        const char *slash = memchr(s, '/', (size_t)(end - s));
+        const char *e = slash ? slash : end;
+        seg[n] = s;
+        len[n] = (size_t)(e - s);
+        s = e + 1;
+    }
+    unsigned k = 0;
+    if (need_uid && !(k < n && hp_seg_kv(seg[k], len[k], "uid_", &v, &vlen) && hp_all_digits(v, vlen)))
+        return false;
+    k += need_uid;
+    if (!(k < n && hp_seg_kv(seg[k], len[k], "job_", &v, &vlen) && hp_all_digits(v, vlen) && vlen <= 10))
+        return false;
+    for (size_t i = 0; i < vlen; i++)
+        job = job * 10 + (uint64_t)(v[i] - '0');
+    if (job == 0 || job > UINT32_MAX)
+        return false;
+    p->slurm_job = (uint32_t)job;
+    p->slurm_step[0] = '\0';
+    k++;
+    if (k < n && hp_seg_kv(seg[k], len[k], "step_", &v, &vlen) && vlen < sizeof(p->slurm_step)) {
+        bool word = true;
+        for (size_t i = 0; i < vlen; i++)
+            word &= (v[i] >= '0' && v[i] <= '9') || (v[i] >= 'a' && v[i] <= 'z') || v[i] == '_';
+        if (word) {
+            memcpy(p->slurm_step, v, vlen);
+            p->slurm_step[vlen] = '\0';
+        }
+    }
+    return true;
+}
+
+/* A Slurm job in a cgroup path: cgroup v1's /slurm[_<node>]/uid_U/job_J/step_S/...,
+ * or Slurm 22.05+'s cgroup v2 /system.slice/[<node>_]slurmstepd.scope/job_J/step_S/...
+ * (anchored on those segments, so other schedulers' "job_" names do not count). */
+static bool hp_cgroup_slurm(const char *path, size_t len, struct gs_proc *p)
+{
+    const char *end = path + len;
+    for (const char *s = path; s < end;) {
+        const char *slash = memchr(s, '/', (size_t)(end - s));
+        const char *e = slash ? slash : end;
+        size_t n = (size_t)(e - s);
+        bool v1 = (n == 5 && !memcmp(s, "slurm", 5)) || (n > 6 && !memcmp(s, "slurm_", 6));
+        bool v2 = n >= 16 && !memcmp(e - 16, "slurmstepd.scope", 16) && (n == 16 || e[-17] == '_');
+        if ((v1 || v2) && e < end && hp_slurm_job(e + 1, end, v1, p))
+            return true;
+        s = e + 1;
+    }
+    return false;
+}
+
 /* The path of one "hierarchy-id:controllers:path" line: innermost container wins. */
 static void hp_cgroup_path(const char *path, size_t len, struct gs_proc *p, bool *have_ctr,
                            bool *have_pod)
@@ -101,6 +180,8 @@ static void hp_cgroup_path(const char *path, size_t len, struct gs_proc *p, bool
     const char *end = path + len, *parent = "";
     size_t plen = 0;
 
+    if (!p->slurm_job)
+        hp_cgroup_slurm(path, len, p);
     if (!*have_pod)
         *have_pod = hp_cgroup_pod(path, len, p);
     if (*have_ctr)
@@ -122,8 +203,9 @@ int gs_hostproc_parse_cgroup(const char *buf, size_t len, struct gs_proc *p)
     const char *end = buf + len;
     bool have_ctr = false, have_pod = false, any_line = false;
 
-    p->container_id[0] = p->container_runtime[0] = p->pod_uid[0] = '\0';
-    p->valid &= ~((1u << GS_P_CONTAINER) | (1u << GS_P_POD));
+    p->container_id[0] = p->container_runtime[0] = p->pod_uid[0] = p->slurm_step[0] = '\0';
+    p->slurm_job = 0;
+    p->valid &= ~((1u << GS_P_CONTAINER) | (1u << GS_P_POD) | (1u << GS_P_SLURM));
     for (const char *line = buf; line < end;) {
         const char *nl = memchr(line, '\n', (size_t)(end - line));
         const char *e = nl ? nl : end;
@@ -139,6 +221,7 @@ int gs_hostproc_parse_cgroup(const char *buf, size_t len, struct gs_proc *p)
         return -1;
     gs_proc_set(p, GS_P_CONTAINER);
     gs_proc_set(p, GS_P_POD);
+    gs_proc_set(p, GS_P_SLURM);
     return 0;
 }
 

@@ -18,7 +18,7 @@
 #define HP_HOST_MASK                                                                              \
     ((1u << GS_P_USER) | (1u << GS_P_COMM) | (1u << GS_P_CPU) | (1u << GS_P_RSS) |               \
      (1u << GS_P_START) | (1u << GS_P_PARENT) | (1u << GS_P_CONTAINER) | (1u << GS_P_POD) |             \
-     (1u << GS_P_CPU_TIME))
+     (1u << GS_P_CPU_TIME) | (1u << GS_P_SLURM))
 
 /* The host fields of one PID (struct gs_proc's names, hp_copy_host copies
  * them over): the command line at its length, not GS_CMDLINE_MAX. */
@@ -40,6 +40,8 @@ struct hp_host {
     char container_id[72];
     char container_runtime[16];
     char pod_uid[40];
+    uint32_t slurm_job;
+    char slurm_step[24];
 };
 
 static inline void hp_set(struct hp_host *h, unsigned f) { h->valid |= 1u << f; }

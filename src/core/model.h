@@ -482,6 +482,8 @@ enum gs_sfield {
     GS_S_TEMP_EMERG,     /* temp_emerg_c, temp_junction_emerg_c, temp_mem_emerg_c: tempN_emergency */
     GS_S_CLOCK_MIN_GRAPHICS, /* clock_min_graphics_mhz: lowest graphics clock (Intel RPn, AMD DPM level 0) */
     GS_S_FAN_RPM_RANGE,  /* fan_min_rpm, fan_max_rpm */
+    /* -- the fleet (GPUs read from Prometheus, docs/FLEET.md) -- */
+    GS_S_HOST,           /* host, host_index: the node the GPU is in, and its index there */
     GS_S_COUNT
 };
 _Static_assert(GS_S_COUNT <= 64, "static fields must fit the 64-bit valid mask");
@@ -551,6 +553,9 @@ struct gs_static {
     int32_t temp_emerg_c, temp_junction_emerg_c, temp_mem_emerg_c;
     uint32_t clock_min_graphics_mhz;
     uint32_t fan_min_rpm, fan_max_rpm;
+    /* -- the fleet (GPUs read from Prometheus) -- */
+    char host[64];                  /* the node: its Hostname label, else the scrape target (instance) */
+    uint32_t host_index;            /* the GPU's index on that node (the gpu label); index stays fleet-wide */
 };
 
 /* ---- processes ---------------------------------------------------------------- */
@@ -587,6 +592,8 @@ enum gs_pfield {
     GS_P_ENGINE_UTIL,  /* engine_util_pct[]: busy per engine class of the GPU (needs two ticks) */
     GS_P_GTT_MEM,      /* gtt_mem_bytes: buffers in system memory (GTT / system regions) */
     GS_P_DRM_CLIENTS,  /* drm_clients: open DRM files (clients, after merging duplicated fds) */
+    /* -- HPC jobs -- */
+    GS_P_SLURM,        /* slurm_job, slurm_step: from /proc/PID/cgroup (0 / "": not in a Slurm job) */
     GS_P_COUNT
 };
 _Static_assert(GS_P_COUNT <= 32, "process fields must fit the 32-bit valid mask");
@@ -660,6 +667,9 @@ struct gs_proc {
     uint16_t engine_util_pct[GS_MAX_ENGINES];
     uint64_t gtt_mem_bytes;
     uint32_t drm_clients;
+    /* -- HPC jobs -- */
+    uint32_t slurm_job;            /* Slurm job ID from the cgroup path, 0: none */
+    char slurm_step[24];           /* its step: "0", "batch", "extern", "interactive", or "" */
 };
 
 /* ---- MIG devices ------------------------------------------------------------------ */

@@ -98,7 +98,8 @@ struct gs_xid_acc {
  * Returns 0 when it found GPUs, else its negative code (err filled). */
 static int gs_sampler_try_backend(struct gs_sampler *s, const struct gs_backend *b, struct gs_err *err)
 {
-    struct gs_backend_opts bo = { s->opts.nvml_lib, gs_proc_root_env(s->opts.proc_root) };
+    struct gs_backend_opts bo = { s->opts.nvml_lib, gs_proc_root_env(s->opts.proc_root), s->opts.backend_arg,
+                                  s->opts.every_tick };
     struct gs_sbe *e = &s->bes[s->nbe];
     int rc = b->init(&e->ctx, &bo, err);
 
@@ -131,6 +132,10 @@ static int gs_sampler_backends(struct gs_sampler *s, struct gs_err *err)
                            filter ? filter : "");
     bool have_first = false;
 
+    if (s->opts.backend) { /* the command's own backend (the fleet): that one alone */
+        gs_err_clear(err);
+        return gs_sampler_try_backend(s, s->opts.backend, err);
+    }
     for (unsigned i = 0; (b = gs_registry_get(i)) != NULL && s->nbe < GS_SAMPLER_MAX_BACKENDS; i++) {
         if (b->abi != GS_BACKEND_ABI || !gs_registry_enabled(b, filter))
             continue;

@@ -46,6 +46,12 @@ struct gs_sampler_opts {
                                   * processes for PyTorch's allocator figures; 0 = off */
     bool once;                   /* one snapshot only (one-shot query): skip what serves a next one */
     uint32_t host_want;          /* with once: host fields (1 << GS_P_x) the output prints; 0 = all */
+    /* -- the fleet: one backend given by the command instead of the registry's (the
+     * Prometheus backend of fleet.so, docs/FLEET.md), and what its init takes -- */
+    const struct gs_backend *backend;
+    const void *backend_arg;
+    struct gs_fmask every_tick;  /* slow-changing fields (PCIe link, ECC...) to read at every snapshot instead
+                                  * of on the backend's read schedule (doctor: the PCIe link under load) */
 };
 
 #define GS_SAMPLER_OPTS_INIT                                                              \
@@ -53,7 +59,8 @@ struct gs_sampler_opts {
         .nvml_lib = NULL, .proc_root = NULL, .want = { { 0 } }, .want_none = false,        \
         .want_static = true,                                                              \
         .want_procs = true, .want_host = true, .slow = GS_SLOW_INLINE,                    \
-        .slow_interval_ms = 1000, .only_ids = NULL, .once = false, .host_want = 0        \
+        .slow_interval_ms = 1000, .only_ids = NULL, .once = false, .host_want = 0,       \
+        .every_tick = { { 0 } }                                                          \
     }
 
 struct gs_sampler;

@@ -349,7 +349,10 @@ static void details_proc(FILE *out, const struct gs_gpu *g, const struct gs_proc
         used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, " [%s %.12s]", p->container_runtime,
                                  p->container_id);
     if (used < sizeof(cmd) && gs_proc_has(p, GS_P_POD) && p->pod_uid[0])
-        snprintf(cmd + used, sizeof(cmd) - used, " [pod %s]", p->pod_uid);
+        used += (size_t)snprintf(cmd + used, sizeof(cmd) - used, " [pod %s]", p->pod_uid);
+    if (used < sizeof(cmd) && gs_proc_has(p, GS_P_SLURM) && p->slurm_job)
+        snprintf(cmd + used, sizeof(cmd) - used, " [job %u%s%s]", p->slurm_job, p->slurm_step[0] ? "." : "",
+                 p->slurm_step);
     fprintf(out, PROC_COLS, pid, type, mem, sm, mu, gs_proc_has(p, GS_P_USER) ? p->user : "?", cpu, age, cmd);
 }
 

@@ -616,8 +616,10 @@ static size_t format_other(const struct gs_field_def *f, const struct gs_field_c
         return put(buf, len, "%s", c->snap->sys.kmd_version);
     case FK_COUNT:
         return put(buf, len, "%u", c->snap->ngpus);
-    case FK_INDEX:
-        return put(buf, len, "%u", c->gpu->st.index);
+    case FK_INDEX: /* a GPU of the fleet: its index on its node, as nvidia-smi there says */
+        return put(buf, len, "%u", gs_static_has(&c->gpu->st, GS_S_HOST) ? c->gpu->st.host_index : c->gpu->st.index);
+    case FK_HOST:
+        return put(buf, len, "%s", gs_static_has(&c->gpu->st, GS_S_HOST) ? c->gpu->st.host : c->snap->sys.hostname);
     case FK_CC:
         return put(buf, len, "%d.%d", c->gpu->st.cc_major, c->gpu->st.cc_minor);
     case FK_PID:

@@ -57,6 +57,8 @@ enum fk {
     FK_PROF_BPS,     /* double bytes/s -> integer */
     FK_PGI,          /* process: MIG GPU instance ID */
     FK_PCI,          /* process: MIG compute instance ID */
+    /* -- the fleet -- */
+    FK_HOST,         /* the GPU's node (gs_static.host), else this machine's host name */
 };
 
 /* Where the value lives. */

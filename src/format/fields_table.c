@@ -288,6 +288,7 @@ const struct gs_field_def gs_gpu_fields[] = {
     ST("platform.module_id", NULL, NULL, FK_U32, GS_S_PLATFORM, platform_module_id),
     ST("platform.gpu_fabric_guid", NULL, NULL, FK_HEX64, GS_S_PLATFORM, platform_guid),
     /* --- gpuscope extensions (not nvidia-smi names; see docs/QUERY.md) */
+    SNAP("host", NULL, NULL, FK_HOST), /* the fleet: the GPU's node (docs/FLEET.md) */
     EXT("pcie.throughput.tx", "KB/s", GS_F_PCIE_TX, pcie_tx_kbps),
     EXT("pcie.throughput.rx", "KB/s", GS_F_PCIE_RX, pcie_rx_kbps),
     EXT("pcie.replay_counter", NULL, GS_F_PCIE_REPLAY, pcie_replay_count),

@@ -91,6 +91,8 @@ int gs_gpustat_open_failed(const struct gs_gpustat_opts *o, bool json, const str
 
 /* ---- the query loop ---- */
 
+struct gs_backend;
+
 struct gs_out_opts {
     enum gs_out_format format;
     const struct gs_fieldlist *fields; /* GS_OUT_CSV: what to print */
@@ -110,6 +112,9 @@ struct gs_out_opts {
     bool smi_dtd;                      /* GS_OUT_SMI_XML: --dtd, embed the DTD */
     /* GS_OUT_SMI_XML: the writer from the smixml module */
     int (*smi_xml)(FILE *out, const struct gs_snapshot *snap, bool dtd);
+    /* the fleet (--prometheus): the backend of fleet.so and its struct gs_prom_opts */
+    const struct gs_backend *backend;
+    const void *backend_arg;
 };
 
 /* Open the sampler for what the output needs, print snapshots until done,

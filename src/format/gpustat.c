@@ -335,7 +335,10 @@ static void put_gpu(FILE *out, const struct gs_snapshot *snap, const struct gs_g
     struct gentry e;
 
     gpu_entry(g, &e);
-    fprintf(out, "%s[%u]%s ", c->cyan, g->st.index, c->normal);
+    if (gs_static_has(&g->st, GS_S_HOST)) /* a GPU of the fleet: [node:index on it] */
+        fprintf(out, "%s[%s:%u]%s ", c->cyan, g->st.host, g->st.host_index, c->normal);
+    else
+        fprintf(out, "%s[%u]%s ", c->cyan, g->st.index, c->normal);
     if (name_w != 0) {
         fputs(e.valid ? c->blue : c->red, out);
         put_name(out, e.name, name_w);

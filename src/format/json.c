@@ -446,6 +446,14 @@ static void json_proc_host(struct jgrp *top, const struct gs_text *t, const stru
     jput_why(&h, "container_id", PST(GS_P_CONTAINER), why, JSN(p->container_id));
     jput_why(&h, "container_runtime", PST(GS_P_CONTAINER), why, JSN(p->container_runtime));
     jput_why(&h, "pod_uid", PST(GS_P_POD), why, JSN(p->pod_uid));
+    /* the Slurm job and step its cgroup names; null without a reason: in no job */
+    if (gs_proc_has(p, GS_P_SLURM) && !p->slurm_job) {
+        GS_JW_KEY(h.w, "slurm_job");
+        gs_jw_null(h.w);
+    } else {
+        jput_why(&h, "slurm_job", PST(GS_P_SLURM), why, JI(p->slurm_job));
+    }
+    jput_why(&h, "slurm_step", PST(GS_P_SLURM), why, JSN(p->slurm_step));
     gs_jw_end(h.w);
 }
 
@@ -637,8 +645,12 @@ static void json_gpu_head(struct jgrp *g, const struct gs_gpu *d)
 {
     struct gs_jw *w = g->w;
 
-    GS_JW_KEY(w, "index");
-    gs_jw_int(w, d->st.index);
+    GS_JW_KEY(w, "index"); /* a GPU of the fleet: its index on its node, with "host" */
+    gs_jw_int(w, gs_static_has(&d->st, GS_S_HOST) ? d->st.host_index : d->st.index);
+    if (gs_static_has(&d->st, GS_S_HOST)) {
+        GS_JW_KEY(w, "host");
+        gs_jw_str(w, d->st.host);
+    }
     jput(g, "name", (enum gs_status)d->st.status[GS_S_NAME], JS(d->st.name));
     jput(g, "uuid", (enum gs_status)d->st.status[GS_S_UUID], JS(d->st.uuid));
     jput(g, "vendor", (enum gs_status)d->st.status[GS_S_VENDOR], JS(d->st.vendor));
@@ -676,6 +688,11 @@ static const struct {
     { GS_F_DISPLAY_ACTIVE, "modes.display_active" }, { GS_F_DISPLAY_MODE, "modes.display_attached" },
     /* AMD: RAS counters are read every few seconds */
     { GS_F_RAS, "drm.ras.uncorrectable" }, { GS_F_RAS_BAD_PAGES, "drm.ras.bad_pages" },
+    /* the fleet: every reading comes from the latest scrape, as old as it is */
+    { GS_F_GPU_UTIL, "utilization.gpu_pct" }, { GS_F_MEM_UTIL, "utilization.memory_pct" },
+    { GS_F_MEM_USED, "memory.used_bytes" }, { GS_F_MEM_FREE, "memory.free_bytes" },
+    { GS_F_MEM_TOTAL, "memory.total_bytes" }, { GS_F_TEMP_GPU, "temperature.gpu_c" },
+    { GS_F_POWER, "power.draw_w" }, { GS_F_CLOCK_SM, "clocks.sm_mhz" }, { GS_F_THROTTLE, "clock_event_reasons.active_mask" },
 };
 
 /* "age_ms": how old each value read before this snapshot is (absent: read in it). */

@@ -41,7 +41,7 @@ static struct gs_fmask table_want(void)
 static uint32_t json_host_want(void)
 {
     return (1u << GS_P_USER) | (1u << GS_P_COMM) | (1u << GS_P_RSS) | (1u << GS_P_START) | (1u << GS_P_PARENT) |
-           (1u << GS_P_CONTAINER) | (1u << GS_P_POD);
+           (1u << GS_P_CONTAINER) | (1u << GS_P_POD) | (1u << GS_P_SLURM);
 }
 
 /* gpustat's readings (gpustat/core.py get_gpu_info) */
@@ -103,7 +103,8 @@ static void sampler_opts_for(const struct gs_out_opts *o, struct gs_sampler_opts
         so->want_none = true; /* compute apps: process lists only */
     } else if (o->format == GS_OUT_TABLE) {
         so->want = table_want();
-        so->host_want = (1u << GS_P_USER) | (1u << GS_P_COMM) | GS_HOSTPROC_NO_CMDLINE; /* user:command/pid */
+        /* user:command/pid, and the JOB column where a process is in a Slurm job */
+        so->host_want = (1u << GS_P_USER) | (1u << GS_P_COMM) | (1u << GS_P_SLURM) | GS_HOSTPROC_NO_CMDLINE;
     } else if (is_gpustat(o)) {
         so->want = gpustat_want();
     } else if (o->format == GS_OUT_SMI_TABLE || o->format == GS_OUT_SMI_LIST || o->format == GS_OUT_SMI_MON) {
@@ -125,6 +126,12 @@ static void sampler_opts_for(const struct gs_out_opts *o, struct gs_sampler_opts
     }
     if (!gs_fmask_any(so->want) && (o->format == GS_OUT_CSV || o->format == GS_OUT_SMI_LIST))
         so->want_none = true;
+    if (o->backend) { /* the fleet: nothing of this machine's /proc or processes' hooks */
+        so->backend = o->backend;
+        so->backend_arg = o->backend_arg;
+        so->want_procs = so->want_host = false;
+        so->pyhook = 0;
+    }
     so->slow = !slow ? GS_SLOW_SKIP : o->interval_ns ? GS_SLOW_THREAD : GS_SLOW_INLINE;
 }
 

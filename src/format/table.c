@@ -109,6 +109,8 @@ static void write_proc(FILE *out, const struct gs_proc *p, const struct palette 
         fprintf(out, "(%s%lluM%s)", c->pmem, (unsigned long long)(p->gpu_mem_bytes >> 20), c->reset);
     else
         fputs("(?M)", out);
+    if (gs_proc_has(p, GS_P_SLURM) && p->slurm_job) /* where a job runs: its Slurm job */
+        fprintf(out, "[job %u]", p->slurm_job);
 }
 
 static void write_procs(FILE *out, const struct gs_gpu *g, const struct palette *c)
@@ -126,7 +128,11 @@ static void write_gpu(FILE *out, const struct gs_gpu *g, int name_w, const struc
 {
     const char *name = gs_static_has(&g->st, GS_S_NAME) ? g->st.name : "?";
 
-    fprintf(out, "%s[%u]%s %s%-*s%s | ", c->index, g->st.index, c->reset, c->name, name_w, name, c->reset);
+    if (gs_static_has(&g->st, GS_S_HOST)) /* a GPU of the fleet: [node:index on it] */
+        fprintf(out, "%s[%s:%u]%s %s%-*s%s | ", c->index, g->st.host, g->st.host_index, c->reset, c->name, name_w,
+                name, c->reset);
+    else
+        fprintf(out, "%s[%u]%s %s%-*s%s | ", c->index, g->st.index, c->reset, c->name, name_w, name, c->reset);
     if (g->state == GS_GPU_LOST) {
         fprintf(out, "%sGPU is lost%s: %s\n", c->alert, c->reset,
                 g->last_error[0] ? g->last_error : "fell off the bus (see dmesg, Xid 79)");

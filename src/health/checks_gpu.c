@@ -2,7 +2,8 @@
 /*
  * checks_gpu.c - machine and GPU checks: driver/NVML state, GPU count, lost
  * GPUs, Xids (NVML events and kernel log, decoded with the catalog), ECC and
- * row remapping, PCIe link and replays, thermal and power throttling.
+ * row remapping, PCIe link and replays, thermal and power throttling (fans:
+ * checks_fan.c).
  * Thresholds come from struct gs_health_cfg; docs/HEALTH.md gives the sources.
  */
 #include "health/health_priv.h"
@@ -220,7 +221,7 @@ static uint64_t effective_reasons(uint64_t m)
 
 static bool in_window(const struct gs_health *h, const struct hsample *x)
 {
-    return x->state == GS_GPU_OK && !(h->cfg.recent_s && h->now_ms - x->t_ms > (int64_t)h->cfg.recent_s * 1000);
+    return hs_in_window(h, x);
 }
 
 /* The first and latest samples of the window in which field f holds a value. */
@@ -411,69 +412,6 @@ static void check_thermal(struct gs_health *h, const struct hgpu *g, const struc
                "lost redundancy, chassis power budget)");
         hf_set(f->action, sizeof(f->action), "check PSUs, the BMC event log and the chassis power policy");
     }
-}
-
-/* A fan that does not respond: at (or below) its minimum, or 0, while the GPU
- * runs within fan_hot_margin_c of slowdown for fan_stuck_min_s; or flat while
- * the temperature climbs fan_rise_c toward slowdown. A constant reading at a
- * steady temperature is a fan controller holding its point: normal. */
-static void check_fan(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
-{
-    int32_t idx = (int32_t)g->st.index;
-    if (!gs_static_has(&g->st, GS_S_TEMP_SLOWDOWN) || g->st.temp_slowdown_c <= 0)
-        return;
-    int32_t hot = g->st.temp_slowdown_c - h->cfg.fan_hot_margin_c;
-    uint32_t fmin = gs_static_has(&g->st, GS_S_FAN_MINMAX) ? g->st.fan_min_pct : 0;
-    const struct hsample *first_hot = NULL, *last = NULL, *coolest = NULL;
-    bool low_all = true;
-    uint32_t fan_max_since_coolest = 0;
-    for (uint32_t i = 0; i < g->count; i++) {
-        const struct hsample *x = hg_at(h, g, i);
-        if (!in_window(h, x) || !gs_fmask_has(x->valid, GS_F_TEMP_GPU) || !gs_fmask_has(x->valid, GS_F_FAN_SPEED))
-            continue;
-        last = x;
-        if (!coolest || x->temp_c < coolest->temp_c) {
-            coolest = x;
-            fan_max_since_coolest = x->fan_pct;
-        } else if (x->fan_pct > fan_max_since_coolest) {
-            fan_max_since_coolest = x->fan_pct;
-        }
-        if (x->temp_c >= hot) {
-            first_hot = first_hot ? first_hot : x;
-            low_all = low_all && x->fan_pct <= fmin;
-        } else {
-            first_hot = NULL; /* the hot stretch must run to the latest sample */
-            low_all = true;
-        }
-    }
-    if (!last)
-        return;
-    double hot_s = first_hot ? (double)(last->t_ms - first_hot->t_ms) / 1000.0 : 0;
-    double climb_s = (double)(last->t_ms - coolest->t_ms) / 1000.0;
-    struct gs_finding *f;
-    if (first_hot && low_all && hot_s >= h->cfg.fan_stuck_min_s) {
-        f = hf_new(out, GS_SEV_WARNING, idx, 0, "thermal.fan_stuck", "GPU %d: fan at %u%% (its minimum) while hot",
-                   idx, last->fan_pct);
-        f->value = last->fan_pct;
-        hf_set(f->evidence, sizeof(f->evidence), "fan at or below %u%% (the controller's minimum%s) for %.0f s while "
-               "the GPU was at %d C or more (slowdown %d C)", fmin, gs_static_has(&g->st, GS_S_FAN_MINMAX) ? "" :
-               " is unknown: 0", hot_s, hot, g->st.temp_slowdown_c);
-    } else if (last->temp_c >= hot && last->temp_c - coolest->temp_c >= (int)h->cfg.fan_rise_c &&
-               climb_s >= h->cfg.fan_stuck_min_s && fan_max_since_coolest <= coolest->fan_pct &&
-               last->fan_pct < 90) {
-        f = hf_new(out, GS_SEV_WARNING, idx, 0, "thermal.fan_stuck",
-                   "GPU %d: fan stays at %u%% while the temperature climbs", idx, last->fan_pct);
-        f->value = last->fan_pct;
-        hf_set(f->evidence, sizeof(f->evidence), "temperature %d -> %d C over %.0f s (slowdown %d C) while the fan "
-               "never rose above %u%%", coolest->temp_c, last->temp_c, climb_s, g->st.temp_slowdown_c,
-               coolest->fan_pct);
-    } else {
-        return;
-    }
-    hf_set(f->cause, sizeof(f->cause), "a failed or blocked fan, or a manual fan setting / fan curve that does not "
-           "follow temperature");
-    hf_set(f->action, sizeof(f->action), "check the fan (nvidia-smi -q -d TEMPERATURE,PERFORMANCE; nvidia-settings "
-           "fan control); replace it before the GPU throttles");
 }
 
 static void check_power(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
@@ -683,8 +621,12 @@ static void check_pcie(struct gs_health *h, const struct hgpu *g, const struct g
         f = hf_new(out, GS_SEV_WARNING, idx, 0, "pcie.gen_degraded",
                    "GPU %d: PCIe gen %u under load, capable of gen %u", idx, l->pcie_gen, g->st.pcie_max_gen);
         f->value = l->pcie_gen;
-        hf_set(f->evidence, sizeof(f->evidence), "below the maximum generation in %u of %u samples at >= %u%% "
-               "utilization", s->loaded_gen_low, s->loaded, h->cfg.load_util_pct);
+        char own[40] = "unknown";
+        if (gs_static_has(&g->st, GS_S_PCIE_GPU_MAX_GEN))
+            snprintf(own, sizeof(own), "gen %u", g->st.pcie_gpu_max_gen);
+        hf_set(f->evidence, sizeof(f->evidence), "below the maximum generation (gen %u for this GPU in this slot; "
+               "the GPU's own: %s) in %u of %u samples at >= %u%% utilization", g->st.pcie_max_gen, own,
+               s->loaded_gen_low, s->loaded, h->cfg.load_util_pct);
         hf_set(f->cause, sizeof(f->cause), "the link trained down: signal integrity (riser, connector, slot)");
         hf_set(f->action, sizeof(f->action), "check the PCIe replay and AER counters; reseat, then swap card and "
                "slot/riser");
@@ -747,7 +689,7 @@ void hc_gpu(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
         return;
     summarize(h, g, &s);
     check_thermal(h, g, &s, out);
-    check_fan(h, g, out);
+    hc_fan(h, g, out);
     check_power(h, g, out);
     check_ecc(g, out);
     check_ecc_rates(h, g, out);

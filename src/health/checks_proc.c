@@ -100,9 +100,15 @@ static void check_sawtooth(struct gs_health *h, const struct hgpu *g, struct gs_
     struct gs_finding *f = hf_new(out, GS_SEV_WARNING, idx, g->job_pid, "proc.input_stall",
                                   "GPU %d: utilization saws between idle and busy every %.0f s", idx, saw.period_s);
     f->value = saw.period_s;
-    hf_set(f->evidence, sizeof(f->evidence), "%u cycles, period %.1f s, idle (<= %u%%) %.0f%% of the time, mean "
-           "utilization %.0f%%; process %u (%s)", saw.cycles, saw.period_s, h->cfg.saw_low_pct,
-           saw.idle_share * 100, saw.mean_pct, g->job_pid, g->job);
+    if (saw.short_window) /* what a short window allowed: say so */
+        hf_set(f->evidence, sizeof(f->evidence), "%u level changes (a cycle and a half; the window was too short "
+               "for %u cycles), period about %.1f s, idle (<= %u%%) %.0f%% of the time, mean utilization %.0f%%; "
+               "process %u (%s)", saw.edges, h->cfg.saw_min_cycles, saw.period_s, h->cfg.saw_low_pct,
+               saw.idle_share * 100, saw.mean_pct, g->job_pid, g->job);
+    else
+        hf_set(f->evidence, sizeof(f->evidence), "%u cycles, period %.1f s, idle (<= %u%%) %.0f%% of the time, mean "
+               "utilization %.0f%%; process %u (%s)", saw.cycles, saw.period_s, h->cfg.saw_low_pct,
+               saw.idle_share * 100, saw.mean_pct, g->job_pid, g->job);
     hf_set(f->cause, sizeof(f->cause), "the GPU waits for data every step: an input-pipeline (data loader) "
            "bottleneck");
     hf_set(f->action, sizeof(f->action), "more data-loader workers, pinned memory, prefetching, faster storage; "

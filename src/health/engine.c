@@ -42,7 +42,8 @@ void gs_health_cfg_default(struct gs_health_cfg *c)
 {
     *c = (struct gs_health_cfg){
         .ring_samples = 600, .max_procs = 4096, .proc_ring_samples = PROC_RING, .expect_gpus = 0, .thermal_margin_c = 5,
-        .fan_hot_margin_c = 8, .fan_stuck_min_s = 60, .fan_rise_c = 10, .hw_throttle_min_ms = 500,
+        .fan_hot_margin_c = 8, .fan_stuck_min_s = 60, .fan_rise_c = 10, .fan_flat_s = 90,
+        .hw_throttle_min_ms = 500,
         .sbe_storm_per_min = 60, .sbe_storm_min = 10, .nvlink_crc_per_s = 100, .aer_cor_per_min = 32,
         .throttle_min_share = 0.2, .power_limit_min_ratio = 0.8, .load_util_pct = 50,
         .idle_util_pct = 2, .idle_min_s = 300, .idle_min_mib = 256, .busy_util_pct = 95,
@@ -616,7 +617,7 @@ static const struct hwindow {
     { "pcie.replay_rate", SIZE_MAX, 60, any_gpu, true },
     { "gpu.busy_no_process", offsetof(struct gs_health_cfg, busy_min_s), 0, any_gpu, false },
     { "job.gpu_lagging", offsetof(struct gs_health_cfg, lag_min_s), 0, many_gpus, false },
-    { "proc.input_stall", SIZE_MAX, 8, any_procs, false }, /* two cycles of the shortest (2 s) period */
+    { "proc.input_stall", SIZE_MAX, 3, any_procs, false }, /* a cycle and a half of the shortest (2 s) period */
     { "ecc.sbe_storm", SIZE_MAX, 10, any_gpu, true },
 };
 

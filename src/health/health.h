@@ -75,6 +75,7 @@ struct gs_health_cfg {
     int32_t fan_hot_margin_c;        /* "hot" for the stuck-fan check: within this many C of slowdown (8) */
     uint32_t fan_stuck_min_s;        /* a stuck fan: over at least this long (60) */
     uint32_t fan_rise_c;             /* ... or the temperature rose this much toward slowdown, fan flat (10) */
+    uint32_t fan_flat_s;             /* ... or one fan reading this long while the temperature moved fan_rise_c (90) */
     uint32_t hw_throttle_min_ms;     /* HW slowdown / power brake time (violation counters) that is a finding (500) */
     double sbe_storm_per_min;        /* corrected ECC errors per minute that are a storm (60) */
     uint32_t sbe_storm_min;          /* ... at least this many in the window (10) */
@@ -255,6 +256,8 @@ struct gs_saw {
     double idle_share;    /* share of samples at the low level */
     double mean_pct;      /* mean utilization */
     uint32_t cycles;      /* complete cycles */
+    uint32_t edges;       /* level changes seen (both ways) */
+    bool short_window;    /* found on a cycle and a half: the window could not hold saw_min_cycles */
 };
 /* Detect a utilization square/sawtooth between <= low and >= high; true if found. */
 bool gs_sawtooth(const double *t_s, const double *util, size_t n, const struct gs_health_cfg *cfg,

@@ -157,6 +157,12 @@ static inline struct hsample *hg_at(const struct gs_health *h, const struct hgpu
     return &g->ring[(g->head + i) % h->cfg.ring_samples];
 }
 
+/* A sample the GPU checks judge: read fine, and within recent_s when that is set. */
+static inline bool hs_in_window(const struct gs_health *h, const struct hsample *x)
+{
+    return x->state == GS_GPU_OK && !(h->cfg.recent_s && h->now_ms - x->t_ms > (int64_t)h->cfg.recent_s * 1000);
+}
+
 static inline struct ppoint *hp_at(const struct hproc *p, uint32_t i)
 {
     assert(p->ring && p->cap > 0 && p->head < p->cap && i < p->cap);
@@ -179,6 +185,8 @@ void hc_host(struct gs_health *h, struct gs_findings *out);
 void hc_routines(struct gs_health *h, struct gs_findings *out);
 /* AMD and Intel GPUs: junction/memory temperature against hwmon, RAS (checks_drm.c). */
 void hc_gpu_drm(struct gs_health *h, const struct hgpu *g, struct gs_findings *out);
+/* checks_fan.c: thermal.fan_stuck */
+void hc_fan(struct gs_health *h, const struct hgpu *g, struct gs_findings *out);
 /* checks_proc.c */
 void hc_procs(struct gs_health *h, struct gs_findings *out);
 void hc_jobs(struct gs_health *h, struct gs_findings *out);

@@ -90,7 +90,7 @@ static const struct cfield cfields[] = {
     F(leak_min_r2, C_DBL), F(saw_low_pct, C_U32), F(saw_high_pct, C_U32), F(saw_min_cycles, C_U32),
     F(saw_max_period_s, C_DBL), F(lag_util_pts, C_U32), F(lag_clock_ratio, C_DBL), F(lag_min_s, C_U32),
     F(xid_hold_s, C_U32), F(recent_s, C_U32), F(check_visible_devices, C_BOOL), F(ring_samples, C_U32),
-    F(fan_rise_c, C_U32), F(hw_throttle_min_ms, C_U32), F(sbe_storm_per_min, C_DBL), F(sbe_storm_min, C_U32),
+    F(fan_rise_c, C_U32), F(fan_flat_s, C_U32), F(hw_throttle_min_ms, C_U32), F(sbe_storm_per_min, C_DBL), F(sbe_storm_min, C_U32),
     F(nvlink_crc_per_s, C_DBL), F(aer_cor_per_min, C_DBL),
     F(torch_frag_min_mib, C_U64), F(torch_frag_cache_share, C_DBL), F(torch_frag_split_share, C_DBL),
     F(torch_growth_mib_per_s, C_DBL),

@@ -31,9 +31,17 @@ struct gs_record_opts {
     int64_t start_ms;            /* virtual start (default: now) */
     bool interval_given;
     const char *annotate_fifo;   /* lines written there become annotations */
+    /* remote write (rw.h): also send every sample there; the database is the queue */
+    const char *rw_url;          /* --remote-write URL (or the config's url) */
+    const char *rw_config;       /* --remote-write-config FILE */
+    uint32_t rw_max_batch;       /* samples per request (0: the config's, else 10000) */
+    int64_t rw_drain_ms;         /* at a stop, keep sending this long */
+    bool status;                 /* --status: print the queue and exit */
 };
 
 int gs_record_run(const struct gs_record_opts *o, struct gs_err *err);
+/* record --status: the remote-write queue of the database (rw_status.c). */
+int gs_record_status(const struct gs_record_opts *o, FILE *out, struct gs_err *err);
 /* Test mode: scenario time t_s into the simulator's file clock (GPUSCOPE_SIM_CLOCK=file:PATH),
  * written atomically (a temporary file renamed over it). record and run use it. */
 void gs_clock_file_write(const char *path, double t_s);

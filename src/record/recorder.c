@@ -19,6 +19,7 @@
 #include "core/pyhook.h"
 #include "core/sampler.h"
 #include "lib/clock.h"
+#include "record/rw.h"
 
 static volatile sig_atomic_t rec_stop, rec_hup;
 
@@ -81,6 +82,8 @@ struct rec {
     int64_t next_proc_ms, next_maint_ms, next_open_ms;
     struct gs_annot annot;       /* --annotate-fifo (fd -1 when not asked for) */
     int64_t tick_t;              /* the latest tick's time (stamps annotations on a virtual clock) */
+    struct gs_rw_cfg rwcfg;      /* --remote-write (url NULL: none) */
+    struct gs_rw *rw;            /* its sender thread */
 };
 
 static void rec_complain(struct rec *r, const struct gs_err *e)
@@ -132,6 +135,7 @@ static void rec_tick(struct rec *r, uint64_t tick, int64_t t, const struct gs_sn
     }
     if (procs)
         r->next_proc_ms = t + r->o->proc_interval_ms;
+    gs_rw_notify(r->rw);
     if (r->lost) {
         fprintf(stderr, "gpuscope record: writing to %s again (%llu ticks were not stored)\n", r->path,
                 (unsigned long long)r->lost);
@@ -228,12 +232,43 @@ static int rec_loop(struct rec *r, struct gs_sampler *s, struct gs_err *err)
     return rec_stop == 2 ? -GS_E_USAGE : 0;
 }
 
+/* --remote-write URL / --remote-write-config FILE: the sender's settings, before anything is recorded. */
+static int rec_rw_config(struct rec *r, struct gs_err *err)
+{
+    const struct gs_record_opts *o = r->o;
+    gs_rw_cfg_init(&r->rwcfg);
+    if (!o->rw_url && !o->rw_config)
+        return 0;
+    if (o->rw_config && gs_rw_cfg_load(&r->rwcfg, o->rw_config, err) < 0)
+        return -err->code;
+    if (o->rw_url) {
+        free(r->rwcfg.url);
+        if (!(r->rwcfg.url = strdup(o->rw_url)))
+            return gs_err_set(err, GS_E_NOMEM, "out of memory");
+    }
+    if (o->rw_max_batch)
+        r->rwcfg.max_samples = o->rw_max_batch;
+    const char *u = r->rwcfg.url;
+    if (!u)
+        return gs_err_set(err, GS_E_PARSE, "remote write: no URL: pass --remote-write URL or put url: in %s",
+                          o->rw_config);
+    if (strncmp(u, "http://", 7) && strncmp(u, "https://", 8))
+        return gs_err_set(err, GS_E_PARSE, "remote write: '%s' is not an http:// or https:// URL", u);
+    return 0;
+}
+
 int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
 {
     struct rec r = { .o = o, .annot = { .fd = -1 } };
     rec_signals(); /* before anything slow: a SIGHUP during start-up must not end the recorder either */
-    if (o->annotate_fifo && gs_annot_open(&r.annot, o->annotate_fifo, err) < 0)
+    if (rec_rw_config(&r, err) < 0) {
+        gs_rw_cfg_free(&r.rwcfg);
         return -err->code;
+    }
+    if (o->annotate_fifo && gs_annot_open(&r.annot, o->annotate_fifo, err) < 0) {
+        gs_rw_cfg_free(&r.rwcfg);
+        return -err->code;
+    }
     if (o->db)
         snprintf(r.path, sizeof(r.path), "%s", o->db);
     else if (gs_store_default_path(r.path, sizeof(r.path)) < 0)
@@ -245,6 +280,7 @@ int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
     if (gs_store_open(&r.st, &r.so, err) < 0) {
         if (err->code == GS_E_USAGE) {
             gs_annot_close(&r.annot);
+            gs_rw_cfg_free(&r.rwcfg);
             return -err->code;
         }
         gs_err_print(err);
@@ -260,16 +296,25 @@ int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
     so.slow_interval_ms = o->interval_ms;
     so.only_ids = o->only_ids;
     so.pyhook = GS_PYHOOK_ASYNC; /* PyTorch's figures, stored with the process samples */
-    struct gs_sampler *s;
-    if (gs_sampler_open(&s, &so, err) < 0) {
+    struct gs_sampler *s = NULL;
+    int orc = gs_sampler_open(&s, &so, err);
+    if (orc == 0 && r.rwcfg.url &&
+        gs_rw_start(&r.rw, &r.rwcfg, r.path, o->start_ms ? o->start_ms : gs_now_ms(), o->quiet, err) < 0) {
+        gs_sampler_close(s);
+        orc = -err->code;
+    }
+    if (orc < 0) {
         gs_store_close(r.st);
         gs_annot_close(&r.annot);
+        gs_rw_cfg_free(&r.rwcfg);
         return -err->code;
     }
     if (!o->quiet)
         fprintf(stderr, "gpuscope record: recording every %.3g s into %s (Ctrl-C stops)\n",
                 o->interval_ms / 1000.0, r.path);
     int rc = rec_loop(&r, s, err);
+    gs_rw_stop(r.rw, o->rw_drain_ms); /* what is queued, for up to --remote-write-drain */
+    gs_rw_cfg_free(&r.rwcfg);
     gs_sampler_close(s);
     gs_store_close(r.st);
     gs_annot_close(&r.annot);

@@ -98,6 +98,20 @@ static const char *const migrations[] = {
     "CREATE TABLE prof_sample(t INTEGER NOT NULL, gpu INTEGER NOT NULL, gi INTEGER NOT NULL,"
     " gr_pm, sm_pm, occupancy_pm, tensor_pm, dram_pm, fp64_pm, fp32_pm, fp16_pm, pcie_tx_kbs, pcie_rx_kbs,"
     " nvlink_tx_kbs, nvlink_rx_kbs, PRIMARY KEY(t, gpu, gi)) WITHOUT ROWID;",
+    /* 4 -> 5: HPC jobs (docs/SLURM.md): each process's Slurm job (from its cgroup, for its
+     * lifetime: a process never changes job), and the jobs the Slurm prolog announced, with
+     * their GPUs (indexes, comma-separated), span, and the summary the epilog wrote */
+    "ALTER TABLE proc ADD COLUMN slurm_job INTEGER;"
+    "CREATE INDEX proc_job ON proc(slurm_job) WHERE slurm_job IS NOT NULL;"
+    "CREATE TABLE job(id TEXT PRIMARY KEY, scheduler TEXT NOT NULL, user TEXT, uid INTEGER, gpus TEXT,"
+    " start_t INTEGER NOT NULL, end_t INTEGER, summary TEXT) WITHOUT ROWID;"
+    "CREATE INDEX job_time ON job(start_t);",
+    /* 5 -> 6: remote write (record --remote-write): per URL, the last sample the receiver
+     * acknowledged or refused for good, (sent_t, sent_gpu) in the sample table's key order,
+     * and the last success and error, for `record --status` */
+    "CREATE TABLE remote_write(url TEXT PRIMARY KEY, sent_t INTEGER NOT NULL, sent_gpu INTEGER NOT NULL,"
+    " ok_t INTEGER, err_t INTEGER, err TEXT, sent_n INTEGER NOT NULL DEFAULT 0,"
+    " dropped_n INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;",
 };
 #define NMIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GS_STORE_SCHEMA_VERSION,

@@ -14,6 +14,7 @@
  *   prof_sample  profiling metrics (NVML GPM) per GPU and per MIG GPU instance
  *   event        Xid, throttle on/off, GPU lost/back, ECC/remap changes, marks
  *   baseline     saved per-GPU distributions (`gpuscope baseline save`)
+ *   job          HPC jobs announced by the Slurm prolog, their span and summary
  * Times are integers: milliseconds since the Unix epoch (UTC).
  * Writes of one tick are one transaction, so a crash loses at most that tick.
  */
@@ -29,7 +30,7 @@
 #include "core/err.h"
 #include "core/model.h"
 
-#define GS_STORE_SCHEMA_VERSION 4
+#define GS_STORE_SCHEMA_VERSION 6
 
 /* Bits of sample.bad: that column's NULL is an error (or the GPU is lost). */
 enum gs_col {

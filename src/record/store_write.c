@@ -24,7 +24,7 @@ int gs_store_prepare_writer(struct gs_store *st, struct gs_err *err)
           "INSERT INTO event(t, gpu, kind, code, value, text) VALUES(?,?,?,?,?,?)" },
         { offsetof(struct gs_store, ins_proc),
           "INSERT INTO proc(pid, start_s, first_t, last_t, gpus, uid, user, name, cmdline,"
-          " container_id, pod_uid, ppid) VALUES(?,?,?,?,?,?,?,?,?,?,?,?)" },
+          " container_id, pod_uid, ppid, slurm_job) VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?)" },
         { offsetof(struct gs_store, end_proc), "UPDATE proc SET last_t = ?2, end_t = ?3 WHERE id = ?1" },
         { offsetof(struct gs_store, upd_proc_gpus), "UPDATE proc SET gpus = ?2, last_t = ?3 WHERE id = ?1" },
         { offsetof(struct gs_store, ins_torch), "INSERT OR REPLACE INTO proc_torch VALUES(?,?,?,?,?,?,?,?,?)" },
@@ -386,6 +386,7 @@ static int proc_new(struct gs_store *st, int64_t t, const char *cmdline, const s
     bind_text(q, 10, p->container_id);
     bind_text(q, 11, p->pod_uid);
     bind_opt(q, 12, gs_proc_has(p, GS_P_PARENT), p->ppid);
+    bind_opt(q, 13, gs_proc_has(p, GS_P_SLURM) && p->slurm_job, p->slurm_job);
     if (step_reset(st, q, err) < 0)
         return -err->code;
     sp->id = sqlite3_last_insert_rowid(st->db);

@@ -22,6 +22,7 @@
 
 #include "core/pyhook.h"
 #include "core/sampler.h"
+#include "core/jobmap.h"
 #include "k8s/kubelet.h"
 #include "format/format.h"
 #include "serve/pbuf.h"
@@ -37,6 +38,7 @@ struct gs_exporter {
     struct gs_prom *prom;
     struct gs_podmap *podmap;
     struct gs_kubelet *kubelet;   /* the pod-resources refresher, NULL: off */
+    struct gs_jobmap_dir *jobdir; /* --hpc-job-mapping-dir, NULL: off */
     char **resnames;              /* --nvidia-resource-names, split */
     unsigned nresnames;
     size_t resnames_cap;
@@ -80,6 +82,7 @@ static void gen_free(struct gs_gen *g)
     free(g->xids);
     free(g->health);
     gs_k8s_map_unref(g->kube_map);
+    gs_jobmap_unref(g->jobmap);
     gs_snapshot_release(&g->snap);
     pthread_mutex_destroy(&g->lock);
     free(g);
@@ -382,6 +385,10 @@ static int ex_tick(struct gs_exporter *ex)
     g->self.health = g->health;
     g->good_unix_s = ex->self.last_sample_unix_s;
     ex_kube_tick(ex, g);
+    if (ex->jobdir) { /* a stat per file per tick; the files are read again only when one changed */
+        g->jobmap = gs_jobmap_ref(gs_jobmap_dir_tick(ex->jobdir));
+        g->self.jobs = (struct gs_prom_jobs){ .dir_on = true, .map = g->jobmap };
+    }
     ex_publish(ex, g);
     return 0;
 }
@@ -490,6 +497,12 @@ static int ex_open(struct gs_exporter *ex, struct gs_err *err)
     ex->health = gs_prom_health_new();
     if (!ex->podmap || !ex->prom || !ex->health)
         return gs_err_set(err, GS_E_NOMEM, "out of memory");
+    if (ex->o.hpc_job_dir && *ex->o.hpc_job_dir) {
+        if (!(ex->jobdir = gs_jobmap_dir_new(ex->o.hpc_job_dir, "gpuscope serve")))
+            return gs_err_set(err, GS_E_NOMEM, "out of memory");
+        fprintf(stderr, "gpuscope serve: HPC job mapping: hpc_job labels from the files in %s\n",
+                ex->o.hpc_job_dir);
+    }
     return ex_kube_open(ex, err);
 }
 
@@ -502,6 +515,7 @@ static void ex_close(struct gs_exporter *ex)
     free(ex->resnames);
     gs_prom_free(ex->prom);
     gs_podmap_free(ex->podmap);
+    gs_jobmap_dir_free(ex->jobdir);
     gs_snapshot_release(&ex->snap);
     gs_snapshot_release(&ex->down);
     gs_prom_xid_tally_free(&ex->xids);

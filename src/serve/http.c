@@ -36,9 +36,13 @@
 /* A request with more query parameters is refused at once (libmicrohttpd
  * 0.9.75 stalls on a request whose parameters overflow its memory pool). */
 #define HTTP_MAX_QUERY_ARGS 64
-/* libmicrohttpd's own limit is above --max-connections, so that the guard
- * sees the connection that goes over and can evict an idle one for it. */
-#define HTTP_HARD_LIMIT_EXTRA 16
+/* A request line and headers larger than this are answered 414 or 431 (nginx's and
+ * Apache's 8 KiB lines). libmicrohttpd 0.9.75 closes without a word a request that
+ * fills its connection's memory pool but leaves no room for the response's header, so
+ * the pool is larger and the limit is ours; what does not fit the pool gets
+ * libmicrohttpd's own 414/431. */
+#define HTTP_MAX_REQUEST_BYTES (8 * 1024)
+#define HTTP_POOL_BYTES (32 * 1024)
 
 /* The server: what stays the same across reloads of the web config. */
 struct gs_http {
@@ -66,6 +70,7 @@ struct http_req {
     struct gs_http_conn *conn; /* its connection (NULL if that could not be tracked) */
     bool started;              /* the handler saw the headers */
     bool bad_query;            /* too many query parameters: refused */
+    size_t target_len;         /* the request target as sent (path and query) */
     enum http_auth_state auth;
     struct MHD_Connection *mc; /* to resume it once its password was checked */
     struct gs_auth_job job;    /* the check, while the request is suspended */
@@ -122,7 +127,9 @@ static enum MHD_Result http_queue(struct MHD_Connection *c, unsigned status, str
     if (ctype)
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    if (last || status == MHD_HTTP_UNAUTHORIZED || status == MHD_HTTP_TOO_MANY_REQUESTS)
+    if (last || status == MHD_HTTP_UNAUTHORIZED || status == MHD_HTTP_TOO_MANY_REQUESTS ||
+        status == MHD_HTTP_SERVICE_UNAVAILABLE || status == MHD_HTTP_URI_TOO_LONG ||
+        status == MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE)
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* free the slot at once */
     enum MHD_Result ret = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
@@ -289,6 +296,36 @@ static enum MHD_Result http_throttled(struct http_inst *h, struct MHD_Connection
     return http_queue(c, MHD_HTTP_TOO_MANY_REQUESTS, r, "text/plain; charset=utf-8");
 }
 
+static enum MHD_Result http_add_len(void *cls, enum MHD_ValueKind kind, const char *key, const char *value)
+{
+    (void)kind;
+    *(size_t *)cls += strlen(key) + (value ? strlen(value) : 0) + 4; /* ": " and CRLF */
+    return MHD_YES;
+}
+
+/* 414 or 431 for a request beyond HTTP_MAX_REQUEST_BYTES; MHD_YES/NO as sent, or -1: not too big. */
+static int http_too_big(struct MHD_Connection *c, const struct http_req *rq, const char *method)
+{
+    size_t n = strlen(method) + rq->target_len + 11; /* " ", " HTTP/1.1", CRLF */
+    MHD_get_connection_values(c, MHD_HEADER_KIND, http_add_len, &n);
+    if (n <= HTTP_MAX_REQUEST_BYTES)
+        return -1;
+    bool uri = rq->target_len > HTTP_MAX_REQUEST_BYTES / 2;
+    return http_static(c, uri ? MHD_HTTP_URI_TOO_LONG : MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE,
+                       uri ? "request target too long\n" : "request headers too large\n", NULL) == MHD_YES;
+}
+
+/* A connection beyond --max-connections(-per-ip): told when to come back, then closed. */
+static enum MHD_Result http_over_limit(struct MHD_Connection *c)
+{
+    static const char body[] = "too many connections: retry\n";
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(body), (void *)(uintptr_t)body, MHD_RESPMEM_PERSISTENT);
+    if (r)
+        MHD_add_response_header(r, MHD_HTTP_HEADER_RETRY_AFTER, "1");
+    return http_queue(c, MHD_HTTP_SERVICE_UNAVAILABLE, r, "text/plain; charset=utf-8");
+}
+
 static enum MHD_Result http_unauthorized(struct http_inst *h, struct MHD_Connection *c)
 {
     static const char body[] = "Unauthorized\n";
@@ -364,6 +401,11 @@ static enum MHD_Result http_handler(void *cls, struct MHD_Connection *c, const c
             gs_http_guard_busy(h->srv->guard, rq->conn);
         return bodyless ? MHD_YES : http_not_allowed(c);
     }
+    if (rq->conn && rq->conn->over)
+        return http_over_limit(c);
+    int big = http_too_big(c, rq, method);
+    if (big >= 0)
+        return big ? MHD_YES : MHD_NO;
     if (*upload_size) /* a GET with a body: refuse it (and close) rather than read it */
         return http_static(c, MHD_HTTP_BAD_REQUEST, "request bodies are not accepted\n",
                            "text/plain; charset=utf-8");
@@ -436,6 +478,7 @@ static void *http_uri_log(void *cls, const char *uri, struct MHD_Connection *c)
     if (!rq)
         return NULL;
     rq->conn = sc ? sc->socket_context : NULL;
+    rq->target_len = strlen(uri);
     char *q = strchr(uri, '?');
     if (q) {
         unsigned n = 1;
@@ -558,15 +601,14 @@ static struct MHD_Daemon *http_daemon(struct http_inst *h, unsigned flags, unsig
     const struct gs_serve_opts *o = &h->srv->o;
     struct MHD_OptionItem opts[24];
     int n = 0;
-    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT,
-                                         o->max_connections + HTTP_HARD_LIMIT_EXTRA, NULL };
-    if (o->max_connections_per_ip)
-        opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_PER_IP_CONNECTION_LIMIT, o->max_connections_per_ip, NULL };
+    /* beyond --max-connections (and per address) the guard marks connections for a 503;
+     * libmicrohttpd's own limits would close them without a word */
+    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_LIMIT, gs_http_guard_hard_limit(o->max_connections), NULL };
     opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_TIMEOUT, o->timeout_s, NULL };
-    /* each connection's request memory, touched whole (libmicrohttpd clears it): 8 KiB takes
-     * request headers up to ~7 KiB (more: 431), as nginx's and Apache's 8 KiB header lines */
-    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, 8 * 1024, NULL };
-    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, 256, NULL };
+    /* each connection's request memory, touched whole (libmicrohttpd clears it): four times
+     * HTTP_MAX_REQUEST_BYTES, so that a request well above the limit still leaves room for its 414/431 */
+    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_CONNECTION_MEMORY_LIMIT, HTTP_POOL_BYTES, NULL };
+    opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024, NULL };
     opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_STRICT_FOR_CLIENT, 1, NULL };
     opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_NOTIFY_CONNECTION, (intptr_t)(uintptr_t)http_notify_conn, h };
     opts[n++] = (struct MHD_OptionItem){ MHD_OPTION_URI_LOG_CALLBACK, (intptr_t)(uintptr_t)http_uri_log, h };
@@ -662,7 +704,7 @@ int gs_http_start(struct gs_http **out, struct gs_exporter *ex, const struct gs_
     }
     srv->ex = ex;
     srv->o = *o;
-    srv->guard = gs_http_guard_new(o->timeout_s * 1000u, o->max_connections);
+    srv->guard = gs_http_guard_new(o->timeout_s * 1000u, o->max_connections, o->max_connections_per_ip);
     if (!srv->guard)
         rc = gs_err_set(err, GS_E_NOMEM, "out of memory (or no thread) for the connection guard");
     if (rc == 0)

@@ -9,15 +9,22 @@
 #include "serve/http_guard.h"
 
 #include <errno.h>
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 
 #include "lib/clock.h"
 
 #define GUARD_LOG_BURST 10          /* lines per window */
+/* libmicrohttpd's own limit is above --max-connections, so that the guard sees the
+ * connection that goes over and can evict an idle one for it, or mark it for a 503 */
+#define GUARD_HARD_EXTRA 16
+#define GUARD_BURST_EXTRA 1024      /* connections beyond --max-connections held to be answered 503 */
+#define GUARD_FD_RESERVE 128        /* descriptors kept for NVML, /proc, the database, logs */
 #define GUARD_LOG_WINDOW_MS 60000
 
 struct gs_http_guard {
@@ -25,10 +32,11 @@ struct gs_http_guard {
     pthread_cond_t wake;            /* CLOCK_MONOTONIC */
     pthread_t thread;
     bool stop;
-    uint32_t deadline_ms, soft_limit;
+    uint32_t deadline_ms, soft_limit, per_ip;
     struct gs_http_conn *head, *tail; /* oldest first (by since_ms: moved to the tail when idle again) */
     uint32_t n;
     uint32_t nclosing;              /* of which shut down by the guard, on their way out */
+    uint32_t nover;                 /* of which marked over (not closing) */
     struct gs_http_guard_stats st;
     /* the log limiter */
     pthread_mutex_t log_lock;
@@ -72,38 +80,75 @@ static void guard_shut(struct gs_http_guard *g, struct gs_http_conn *c)
         return;
     c->closing = true;
     g->nclosing++;
+    g->nover -= c->over;
     shutdown(c->fd, SHUT_RDWR);
 }
 
 /* Which connections to close first when full: idle ones whose last answer was
  * an error (401, 429, 400...), then those that never completed a request (slow
- * or still in their handshake), then idle keep-alive ones; oldest first. */
+ * or still in their handshake), then idle keep-alive ones; oldest first.
+ * Connections marked over are left to their 503. */
 static bool guard_evictable(const struct gs_http_conn *o, int pass)
 {
-    if (o->busy || o->closing)
+    if (o->busy || o->closing || o->over)
         return false;
     return pass == 0 ? o->served && o->failed : pass == 1 ? !o->served : true;
 }
 
-static void guard_evict(struct gs_http_guard *g, struct gs_http_conn *newest)
+/* Close one connection to make room for newest; false when every other one is
+ * being answered (newest is then answered 503). */
+static bool guard_evict(struct gs_http_guard *g, struct gs_http_conn *newest)
 {
     for (int pass = 0; pass < 3; pass++)
         for (struct gs_http_conn *o = g->head; o && o != newest; o = o->next)
             if (guard_evictable(o, pass)) {
                 guard_shut(g, o);
                 g->st.evicted++;
-                return;
+                return true;
             }
+    return false;
+}
+
+/* The same client address (not port). */
+static bool guard_same_addr(const struct gs_http_conn *a, const struct gs_http_conn *b)
+{
+    if (!a->addrlen || a->addrlen != b->addrlen || a->addr.ss_family != b->addr.ss_family)
+        return false;
+    if (a->addr.ss_family == AF_INET)
+        return ((const struct sockaddr_in *)&a->addr)->sin_addr.s_addr ==
+               ((const struct sockaddr_in *)&b->addr)->sin_addr.s_addr;
+    if (a->addr.ss_family == AF_INET6)
+        return !memcmp(&((const struct sockaddr_in6 *)&a->addr)->sin6_addr,
+                       &((const struct sockaddr_in6 *)&b->addr)->sin6_addr, sizeof(struct in6_addr));
+    return false;
+}
+
+/* Connections from c's address that are neither closing nor over. */
+static uint32_t guard_from_addr(const struct gs_http_guard *g, const struct gs_http_conn *c)
+{
+    uint32_t n = 0;
+    for (const struct gs_http_conn *o = g->head; o; o = o->next)
+        n += o != c && !o->closing && !o->over && guard_same_addr(o, c);
+    return n;
+}
+
+static void guard_mark_over(struct gs_http_guard *g, struct gs_http_conn *c)
+{
+    c->over = true;
+    g->nover++;
+    g->st.over++;
 }
 
 void gs_http_guard_started(struct gs_http_guard *g, struct gs_http_conn *c)
 {
     c->since_ms = (uint64_t)gs_clock_mono_ms();
-    c->busy = c->closing = c->served = c->failed = false;
+    c->busy = c->closing = c->served = c->failed = c->over = false;
     pthread_mutex_lock(&g->lock);
     guard_append(g, c);
-    if (g->n - g->nclosing > g->soft_limit)
-        guard_evict(g, c);
+    if (g->per_ip && guard_from_addr(g, c) >= g->per_ip)
+        guard_mark_over(g, c);
+    else if (g->n - g->nclosing - g->nover > g->soft_limit && !guard_evict(g, c))
+        guard_mark_over(g, c);
     if (g->n == 1)
         pthread_cond_signal(&g->wake);
     pthread_mutex_unlock(&g->lock);
@@ -114,6 +159,8 @@ void gs_http_guard_closed(struct gs_http_guard *g, struct gs_http_conn *c)
     pthread_mutex_lock(&g->lock);
     if (c->closing)
         g->nclosing--;
+    else
+        g->nover -= c->over;
     guard_unlink(g, c);
     pthread_mutex_unlock(&g->lock);
 }
@@ -142,6 +189,28 @@ void gs_http_guard_stats(struct gs_http_guard *g, struct gs_http_guard_stats *ou
     *out = g->st;
     out->open = g->n;
     pthread_mutex_unlock(&g->lock);
+}
+
+/* How many connections libmicrohttpd holds: --max-connections, and room for a
+ * burst to be answered 503 (GUARD_BURST_EXTRA), within the descriptors this
+ * process may open (its soft limit raised to the hard one, as Go does); what
+ * comes beyond waits in the listen backlog. */
+unsigned gs_http_guard_hard_limit(uint32_t max_connections)
+{
+    struct rlimit rl;
+    unsigned want = max_connections + GUARD_BURST_EXTRA;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return max_connections + GUARD_HARD_EXTRA;
+    if (rl.rlim_cur < rl.rlim_max) {
+        rlim_t cur = rl.rlim_cur;
+        rl.rlim_cur = rl.rlim_max;
+        if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+            rl.rlim_cur = cur;
+    }
+    rlim_t room = rl.rlim_cur > GUARD_FD_RESERVE ? rl.rlim_cur - GUARD_FD_RESERVE : 0;
+    if (room < want)
+        want = room > max_connections + GUARD_HARD_EXTRA ? (unsigned)room : max_connections + GUARD_HARD_EXTRA;
+    return want;
 }
 
 /* ---- 2. the reaper ------------------------------------------------------------------------ */
@@ -185,7 +254,7 @@ static void *guard_thread(void *arg)
     return NULL;
 }
 
-struct gs_http_guard *gs_http_guard_new(uint32_t deadline_ms, uint32_t soft_limit)
+struct gs_http_guard *gs_http_guard_new(uint32_t deadline_ms, uint32_t soft_limit, uint32_t per_ip)
 {
     struct gs_http_guard *g = calloc(1, sizeof(*g));
     pthread_condattr_t ca;
@@ -194,6 +263,7 @@ struct gs_http_guard *gs_http_guard_new(uint32_t deadline_ms, uint32_t soft_limi
         return NULL;
     g->deadline_ms = deadline_ms ? deadline_ms : 1;
     g->soft_limit = soft_limit ? soft_limit : 1;
+    g->per_ip = per_ip;
     pthread_mutex_init(&g->lock, NULL);
     pthread_mutex_init(&g->log_lock, NULL);
     pthread_condattr_init(&ca);

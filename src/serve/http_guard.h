@@ -13,7 +13,10 @@
  *     request (slow, or still in their handshake), only then among idle
  *     keep-alive ones (Prometheus's), so a flood of slow connections from many
  *     addresses can fill neither every slot nor evict the scraper;
- *   - (libmicrohttpd itself) a per-address connection limit;
+ *   - a connection beyond --max-connections-per-ip from one address, or
+ *     beyond --max-connections when every other one is being answered, is
+ *     marked "over": it is answered 503 with Retry-After (http.c) rather than
+ *     closed silently, and counts toward no limit of the others;
  *   - rate-limited logging, so a flood cannot fill the journal.
  *
  * A connection is closed from the guard's thread with shutdown(2), never
@@ -38,6 +41,7 @@ struct gs_http_conn {
     bool closing;                     /* shut down by the guard */
     bool served;                      /* answered a request already (a keep-alive client) */
     bool failed;                      /* ... and the last answer was an error (set by http.c) */
+    bool over;                        /* beyond a connection limit: answered 503 + Retry-After */
     struct sockaddr_storage addr;     /* the client */
     socklen_t addrlen;
     /* for http.c */
@@ -50,14 +54,16 @@ struct gs_http_conn {
 struct gs_http_guard_stats {
     uint64_t deadline_closed;  /* requests that did not arrive whole in time */
     uint64_t evicted;          /* connections closed to make room at the limit */
+    uint64_t over;             /* connections beyond a limit (answered 503) */
     uint32_t open;             /* connections now */
 };
 
 struct gs_http_guard;
 
-/* deadline_ms: a whole request must arrive within it; soft_limit: evict
- * beyond this many connections. NULL on out of memory or no thread. */
-struct gs_http_guard *gs_http_guard_new(uint32_t deadline_ms, uint32_t soft_limit);
+/* deadline_ms: a whole request must arrive within it; soft_limit: evict (or
+ * mark over) beyond this many connections; per_ip: mark over beyond this many
+ * from one address (0: no limit). NULL on out of memory or no thread. */
+struct gs_http_guard *gs_http_guard_new(uint32_t deadline_ms, uint32_t soft_limit, uint32_t per_ip);
 void gs_http_guard_free(struct gs_http_guard *g);
 
 /* libmicrohttpd's callbacks, forwarded by http.c (any thread). */
@@ -69,6 +75,11 @@ void gs_http_guard_busy(struct gs_http_guard *g, struct gs_http_conn *c);
 void gs_http_guard_idle(struct gs_http_guard *g, struct gs_http_conn *c);
 
 void gs_http_guard_stats(struct gs_http_guard *g, struct gs_http_guard_stats *out);
+
+/* How many connections libmicrohttpd should hold: max_connections, and room for
+ * a burst to be answered 503, within the descriptors this process may open (its
+ * soft RLIMIT_NOFILE raised to the hard one first, as Go does). */
+unsigned gs_http_guard_hard_limit(uint32_t max_connections);
 
 /* Log one line for the HTTP side: "gpuscope serve: http: <msg>", at most 10
  * lines a minute; the rest are counted and reported as one line when logging

@@ -21,6 +21,7 @@
 
 struct gs_podmap;
 struct gs_k8s_map;
+struct gs_jobmap;
 
 enum gs_prom_format {
     GS_PROM_TEXT = 0,        /* text/plain; version=0.0.4 */
@@ -104,6 +105,10 @@ struct gs_prom_self {
         double duration_s;              /* wall time of the latest call */
         double cpu_s;                   /* CPU time of the refresher thread, in total */
     } kube;
+    struct gs_prom_jobs {               /* HPC jobs for the hpc_job label (docs/SLURM.md) */
+        bool dir_on;                    /* --hpc-job-mapping-dir given: jobs from map only */
+        const struct gs_jobmap *map;    /* its files at this tick, NULL: none (missing, empty) */
+    } jobs;
 };
 
 struct gs_prom;

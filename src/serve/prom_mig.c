@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/jobmap.h"
 #include "k8s/podres.h"
 #include "lib/vec.h"
 #include "serve/pbuf.h"
@@ -35,8 +36,9 @@
 
 /* One pod label set of a GPU instance's series (strings borrowed for one rendering). */
 struct prom_gipod {
-    const char *ns, *pod;
-    size_t off;              /* its labels in prom_gi.sfx: "[container=..,]namespace=..,pod=..[,vgpu=..]" */
+    const char *ns, *pod;    /* NULL in a set of an HPC job alone */
+    size_t off;              /* its labels in prom_gi.sfx: "[container=..,][hpc_job=..,]namespace=..,pod=..[,vgpu=..]" */
+    const char *ctr, *vgpu, *job;
 };
 
 /* One GPU instance of the snapshot: where it is and its label sets. */
@@ -50,6 +52,7 @@ struct prom_gi {
     unsigned npl;
     size_t plcap;
     bool pod_values;         /* virtual GPUs: FB_USED per pod can be told from the processes */
+    char pjob[GS_JOBMAP_JOBS_MAX][12]; /* the processes' Slurm jobs, as hpc_job values (no mapping dir) */
 };
 
 struct prom_mig {
@@ -94,9 +97,9 @@ static void prom_label_n(struct gs_pbuf *b, const char *name, unsigned long long
     gs_prom_out_label(b, name, num);
 }
 
-/* Add a pod label set to e, in dcgm-exporter's order (container, namespace, pod, vgpu). */
-static void prom_gi_addpod(struct prom_mig *m, struct prom_gi *e, const char *ns, const char *pod, const char *ctr,
-                           const char *vgpu)
+/* Add a label set to e, in dcgm-exporter's order (container, hpc_job, namespace, pod, vgpu). */
+static void prom_gi_addset(struct prom_mig *m, struct prom_gi *e, const char *ns, const char *pod, const char *ctr,
+                           const char *vgpu, const char *job)
 {
     struct prom_gipod *pl = gs_vec_grow(e->pl, &e->plcap, (size_t)e->npl + 1, sizeof(*pl));
     if (!pl) {
@@ -104,18 +107,53 @@ static void prom_gi_addpod(struct prom_mig *m, struct prom_gi *e, const char *ns
         return;
     }
     e->pl = pl;
-    e->pl[e->npl++] = (struct prom_gipod){ ns, pod, e->sfx.len };
+    e->pl[e->npl++] = (struct prom_gipod){ ns, pod, e->sfx.len, ctr, vgpu, job };
     gs_pbuf_reset(&m->tmp);
     if (ctr && *ctr)
         gs_prom_out_label(&m->tmp, "container", ctr);
-    gs_prom_out_label(&m->tmp, "namespace", ns);
-    gs_prom_out_label(&m->tmp, "pod", pod);
+    if (job)
+        gs_prom_out_label(&m->tmp, "hpc_job", job);
+    if (pod) {
+        gs_prom_out_label(&m->tmp, "namespace", ns);
+        gs_prom_out_label(&m->tmp, "pod", pod);
+    }
     if (vgpu)
         gs_prom_out_label(&m->tmp, "vgpu", vgpu);
     gs_pbuf_add(&e->sfx, m->tmp.data ? m->tmp.data : "", m->tmp.len);
     gs_pbuf_add(&e->sfx, "", 1);
     if (!gs_pbuf_ok(&m->tmp))
         e->sfx.failed = true;
+}
+
+static void prom_gi_addpod(struct prom_mig *m, struct prom_gi *e, const char *ns, const char *pod, const char *ctr,
+                           const char *vgpu)
+{
+    prom_gi_addset(m, e, ns, pod, ctr, vgpu, NULL);
+}
+
+/* One label set per HPC job on the instance (its mapping file "<gpu>.<gi>", or its
+ * processes' Slurm jobs), each pod's set once per job. */
+static void prom_gi_jobs(struct gs_prom *r, struct prom_mig *m, const struct gs_gpu *g, uint32_t gi,
+                         struct prom_gi *e)
+{
+    const char *jobs[GS_JOBMAP_JOBS_MAX];
+    unsigned nj = gs_prom_out_jobs(r, g, gi, jobs, e->pjob), npods = e->npl;
+    if (!nj)
+        return;
+    struct prom_gipod *pods = npods ? malloc(npods * sizeof(*pods)) : NULL;
+    if (npods && !pods) {
+        e->sfx.failed = true;
+        return;
+    }
+    if (npods)
+        memcpy(pods, e->pl, npods * sizeof(*pods));
+    gs_pbuf_reset(&e->sfx);
+    e->npl = 0;
+    for (unsigned i = 0; i < (npods ? npods : 1); i++)
+        for (unsigned k = 0; k < nj; k++)
+            prom_gi_addset(m, e, npods ? pods[i].ns : NULL, npods ? pods[i].pod : NULL,
+                           npods ? pods[i].ctr : NULL, npods ? pods[i].vgpu : NULL, jobs[k]);
+    free(pods);
 }
 
 /* The pod every Kubernetes process of GPU instance gi belongs to, if exactly one
@@ -233,6 +271,7 @@ static void prom_gi_labels(struct gs_prom *r, struct prom_mig *m, const struct g
         prom_gi_kube_pods(r, m, map, g, mi, e);
     else
         prom_gi_proc_pod(r, m, g, mi->gpu_instance_id, e);
+    prom_gi_jobs(r, m, g, mi->gpu_instance_id, e);
     prom_label_n(&e->own, "gpu", g->st.index);
     gs_prom_out_label(&e->own, "uuid", g->st.uuid);
     prom_label_n(&e->own, "gpu_instance_id", mi->gpu_instance_id);
@@ -313,7 +352,7 @@ static uint64_t prom_gi_pod_mib(struct gs_prom *r, const struct gs_gpu *g, uint3
         if (!gs_proc_has(p, GS_P_MIG) || p->gpu_instance_id != gi || !gs_proc_has(p, GS_P_GPU_MEM))
             continue;
         gs_prom_out_proc_pod(r, p, &ns, &pod, &ctr);
-        if (pod && !strcmp(pod, pl->pod) && !strcmp(ns, pl->ns))
+        if (pod && pl->pod && !strcmp(pod, pl->pod) && !strcmp(ns, pl->ns))
             sum += p->gpu_mem_bytes / (1024 * 1024);
     }
     return sum;

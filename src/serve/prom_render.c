@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "core/err.h"
+#include "core/jobmap.h"
 #include "core/vendor.h"
 #include "k8s/podres.h"
 #include "lib/vec.h"
@@ -35,6 +36,7 @@ struct prom_podlab {
     const char *container; /* NULL: not one container */
     const char *vgpu;      /* replica of a shared GPU (--kubernetes-virtual-gpus), or NULL */
     size_t off;            /* its labels in prom_gpu_labels.sfx ("container=...,namespace=...,pod=...") */
+    const char *job;       /* hpc_job (an HPC job on the GPU), or NULL; ns and pod NULL in a set of a job alone */
 };
 
 struct prom_gpu_labels {
@@ -45,6 +47,7 @@ struct prom_gpu_labels {
     unsigned npl;
     size_t plcap;
     bool pod_values;     /* per-pod GPU_UTIL / FB_USED can be told from the processes (virtual GPUs) */
+    char pjob[GS_JOBMAP_JOBS_MAX][12]; /* the processes' Slurm jobs, as hpc_job values (no mapping dir) */
 };
 
 struct gs_prom {
@@ -59,6 +62,7 @@ struct gs_prom {
     struct gs_pbuf *out;
     enum gs_prom_format fmt;
     const struct gs_k8s_map *kube_map; /* pods from the kubelet, or NULL: from processes */
+    const struct gs_prom_jobs *jobs;   /* HPC jobs (self->jobs) */
     struct prom_mig *mig;       /* MIG GPU instances' label sets (prom_mig.c) */
 };
 
@@ -253,10 +257,11 @@ static bool prom_gpu_pod(struct gs_prom *r, const struct gs_gpu *g, struct prom_
 
 /* ---- 3b. pods from the kubelet ------------------------------------------------------------ */
 
-/* Add a pod label set to l: container (if one), namespace, pod, vgpu (if shared), in
- * dcgm-exporter's order (attributes sorted by name). Out of memory fails l->sfx. */
-static void prom_add_podlab(struct prom_gpu_labels *l, const char *ns, const char *pod, const char *ctr,
-                            const char *vgpu)
+/* Add a label set to l: container (if one), hpc_job (if one), namespace and pod (if
+ * a pod), vgpu (if shared), in dcgm-exporter's order (attributes sorted by name).
+ * Out of memory fails l->sfx. */
+static void prom_add_labset(struct prom_gpu_labels *l, const char *ns, const char *pod, const char *ctr,
+                            const char *vgpu, const char *job)
 {
     struct prom_podlab *pl = gs_vec_grow(l->pl, &l->plcap, (size_t)l->npl + 1, sizeof(*pl));
     if (!pl) {
@@ -265,15 +270,52 @@ static void prom_add_podlab(struct prom_gpu_labels *l, const char *ns, const cha
     }
     l->pl = pl;
     struct prom_podlab *p = &l->pl[l->npl++];
-    *p = (struct prom_podlab){ ns, pod, ctr && *ctr ? ctr : NULL, vgpu, l->sfx.len };
+    *p = (struct prom_podlab){ ns, pod, ctr && *ctr ? ctr : NULL, vgpu, l->sfx.len, job };
     size_t start = l->sfx.len;
     if (p->container)
         prom_label_at(&l->sfx, start, "container", p->container);
-    prom_label_at(&l->sfx, start, "namespace", ns);
-    prom_label_at(&l->sfx, start, "pod", pod);
+    if (job)
+        prom_label_at(&l->sfx, start, "hpc_job", job);
+    if (pod) {
+        prom_label_at(&l->sfx, start, "namespace", ns);
+        prom_label_at(&l->sfx, start, "pod", pod);
+    }
     if (vgpu)
         prom_label_at(&l->sfx, start, "vgpu", vgpu);
     gs_pbuf_add(&l->sfx, "", 1); /* NUL: each set is a string of its own */
+}
+
+static void prom_add_podlab(struct prom_gpu_labels *l, const char *ns, const char *pod, const char *ctr,
+                            const char *vgpu)
+{
+    prom_add_labset(l, ns, pod, ctr, vgpu, NULL);
+}
+
+/* One label set per job on g, as dcgm-exporter copies each series per job; with
+ * pod label sets too, each pod's set once per job. */
+static void prom_job_labsets(struct gs_prom *r, const struct gs_gpu *g, struct prom_gpu_labels *l)
+{
+    const char *jobs[GS_JOBMAP_JOBS_MAX];
+    unsigned nj = gs_prom_out_jobs(r, g, UINT32_MAX, jobs, l->pjob), npods = l->npl;
+    if (!nj)
+        return;
+    if (!npods) {
+        for (unsigned k = 0; k < nj; k++)
+            prom_add_labset(l, NULL, NULL, NULL, NULL, jobs[k]);
+        return;
+    }
+    struct prom_podlab *pods = malloc(npods * sizeof(*pods));
+    if (!pods) {
+        l->sfx.failed = true;
+        return;
+    }
+    memcpy(pods, l->pl, npods * sizeof(*pods));
+    gs_pbuf_reset(&l->sfx);
+    l->npl = 0;
+    for (unsigned i = 0; i < npods; i++)
+        for (unsigned k = 0; k < nj; k++)
+            prom_add_labset(l, pods[i].ns, pods[i].pod, pods[i].container, pods[i].vgpu, jobs[k]);
+    free(pods);
 }
 
 /* The processes on g and the pods they belong to: can a value per pod be told
@@ -366,6 +408,7 @@ static void prom_gpu_labels(struct gs_prom *r, const struct gs_snapshot *snap, c
         prom_kube_podlabs(r, g, l);
     else if (prom_gpu_pod(r, g, &pod))
         prom_add_podlab(l, pod.ns, pod.pod, pod.container, NULL);
+    prom_job_labsets(r, g, l);
     prom_label_u(&l->own, "gpu", g->st.index);
     prom_label(&l->own, "uuid", g->st.uuid);
     if (gs_vendor_is_drm(&g->st)) { /* NVIDIA's series keep their labels (dcgm-exporter's users) */
@@ -585,12 +628,14 @@ static void prom_xid_labels(struct gs_pbuf *b, const struct prom_gpu_labels *l, 
     snprintf(code, sizeof(code), "%u", xid);
     prom_label(b, "err_code", code);
     prom_label(b, "err_msg", gs_prom_xid_text(xid));
-    if (pl) {
+    if (pl && pl->job)
+        prom_label(b, "hpc_job", pl->job);
+    if (pl && pl->pod) {
         prom_label(b, "namespace", pl->ns);
         prom_label(b, "pod", pl->pod);
-        if (pl->vgpu)
-            prom_label(b, "vgpu", pl->vgpu);
     }
+    if (pl && pl->vgpu)
+        prom_label(b, "vgpu", pl->vgpu);
 }
 
 /* DCGM_FI_DEV_XID_ERRORS: the last Xid per GPU (0 before the first), as dcgm-exporter's gauge,
@@ -1106,6 +1151,7 @@ int gs_prom_render(struct gs_prom *r, struct gs_pbuf *out, const struct gs_snaps
                    const struct gs_prom_self *self, enum gs_prom_format fmt)
 {
     r->kube_map = self->kube.map;
+    r->jobs = &self->jobs;
     int rc = prom_build_labels(r, snap);
     if (rc < 0)
         return rc;
@@ -1129,6 +1175,7 @@ int gs_prom_render(struct gs_prom *r, struct gs_pbuf *out, const struct gs_snaps
     prom_kube_self(r, &self->kube);
     r->out = NULL;
     r->kube_map = NULL;
+    r->jobs = NULL;
     return gs_pbuf_ok(out) ? 0 : -GS_E_NOMEM;
 }
 
@@ -1168,4 +1215,41 @@ void gs_prom_out_proc_pod(struct gs_prom *r, const struct gs_proc *p, const char
     *ns = pp.ns;
     *pod = pp.pod;
     *container = pp.container;
+}
+
+/* g's HPC jobs (gi UINT32_MAX: the whole GPU, else its GPU instance gi): with
+ * --hpc-job-mapping-dir its file's (dcgm-exporter's hpc.go: named by the GPU's index,
+ * "<gpu>.<gi>" for an instance), else the Slurm jobs of the processes' cgroups there,
+ * ascending (their text in pjob). Returns how many are in jobs[]. */
+unsigned gs_prom_out_jobs(const struct gs_prom *r, const struct gs_gpu *g, uint32_t gi, const char **jobs,
+                          char (*pjob)[12])
+{
+    unsigned n = 0;
+    if (r->jobs && r->jobs->dir_on) {
+        const struct gs_jobmap_gpu *e = gs_jobmap_find(r->jobs->map, g->st.index, gi);
+        for (unsigned k = 0; e && k < e->njobs && k < GS_JOBMAP_JOBS_MAX; k++)
+            jobs[n++] = e->jobs[k];
+        return n;
+    }
+    uint32_t ids[GS_JOBMAP_JOBS_MAX];
+    for (uint32_t i = 0; i < g->nprocs; i++) {
+        const struct gs_proc *p = &g->procs[i];
+        if (!gs_proc_has(p, GS_P_SLURM) || !p->slurm_job)
+            continue;
+        if (gi != UINT32_MAX && (!gs_proc_has(p, GS_P_MIG) || p->gpu_instance_id != gi))
+            continue;
+        unsigned k = 0;
+        while (k < n && ids[k] < p->slurm_job)
+            k++;
+        if ((k < n && ids[k] == p->slurm_job) || n == GS_JOBMAP_JOBS_MAX)
+            continue;
+        memmove(ids + k + 1, ids + k, (n - k) * sizeof(ids[0]));
+        ids[k] = p->slurm_job;
+        n++;
+    }
+    for (unsigned k = 0; k < n; k++) {
+        snprintf(pjob[k], sizeof(pjob[k]), "%u", ids[k]);
+        jobs[k] = pjob[k];
+    }
+    return n;
 }

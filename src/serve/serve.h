@@ -40,6 +40,8 @@ struct gs_serve_opts {
     const char *resource_names;  /* comma-separated extra resource names (--nvidia-resource-names) */
     bool virtual_gpus;           /* --kubernetes-virtual-gpus */
     bool gpu_id_device_name;     /* --kubernetes-gpu-id-type=device-name */
+    const char *hpc_job_dir;     /* --hpc-job-mapping-dir: dcgm-exporter's GPU -> job files; NULL: jobs
+                                  * from the processes' Slurm cgroups */
 };
 
 #define GS_SERVE_OPTS_INIT                                                                     \
@@ -78,6 +80,7 @@ struct gs_gen {
     char *json;                  /* /api/v1/snapshot; NULL until asked for */
     size_t json_len;
     struct gs_k8s_map *kube_map; /* the kubelet's pod map self.kube.map points at (a reference), or NULL */
+    struct gs_jobmap *jobmap;    /* the job map self.jobs.map points at (a reference), or NULL */
 };
 
 struct gs_exporter;

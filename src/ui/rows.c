@@ -26,6 +26,7 @@ const struct gs_coldef gs_cols[GS_COL_COUNT] = {
     [GS_COL_CPU] = { "CPU%", "cpu", 5, 0, true, true },
     [GS_COL_HMEM] = { "HOST-MEM", "hostmem", 8, 100, true, true },
     [GS_COL_TIME] = { "TIME", "time", 8, 90, true, true },
+    [GS_COL_JOB] = { "JOB", "job", 10, 0, false, false },
     [GS_COL_CONT] = { "CONTAINER", "container", 12, 150, false, false },
     [GS_COL_CMD] = { "COMMAND", "command", 0, 0, false, false },
 };
@@ -145,7 +146,7 @@ static bool col_present(const struct gs_proc *p, enum gs_col col)
         [GS_COL_TYPE] = -1,         [GS_COL_GMEM] = GS_P_GPU_MEM, [GS_COL_SM] = GS_P_SM_UTIL,
         [GS_COL_MBW] = GS_P_MEM_UTIL, [GS_COL_ENC] = GS_P_ENC_UTIL, [GS_COL_DEC] = GS_P_DEC_UTIL,
         [GS_COL_CPU] = GS_P_CPU,    [GS_COL_HMEM] = GS_P_RSS,     [GS_COL_TIME] = GS_P_START,
-        [GS_COL_CONT] = -1,         [GS_COL_CMD] = GS_P_COMM,
+        [GS_COL_JOB] = GS_P_SLURM,  [GS_COL_CONT] = -1,         [GS_COL_CMD] = GS_P_COMM,
     };
     return need[col] < 0 || gs_proc_has(p, (enum gs_pfield)need[col]);
 }
@@ -167,6 +168,7 @@ static int cmp_value(const struct gs_row *a, const struct gs_row *b, enum gs_col
     case GS_COL_CPU: return x->cpu_pct < y->cpu_pct ? -1 : x->cpu_pct > y->cpu_pct;
     case GS_COL_HMEM: return cmp_u64(x->rss_bytes, y->rss_bytes);
     case GS_COL_TIME: return cmp_u64(x->age_s, y->age_s);
+    case GS_COL_JOB: return cmp_u64(x->slurm_job, y->slurm_job);
     case GS_COL_CONT: return strcmp(x->container_id, y->container_id);
     case GS_COL_CMD: return strcmp(a->cmd[0] ? a->cmd : x->comm, b->cmd[0] ? b->cmd : y->comm);
     default: return 0;
@@ -206,6 +208,7 @@ static void row_key(struct gs_row *row, enum gs_col col)
     case GS_COL_CPU: row->key = x->cpu_pct > 0 ? (uint64_t)(x->cpu_pct * 1e6) : 0; break;
     case GS_COL_HMEM: row->key = x->rss_bytes; break;
     case GS_COL_TIME: row->key = x->age_s; break;
+    case GS_COL_JOB: row->key = x->slurm_job; break;
     case GS_COL_CONT: row->skey = x->container_id; break;
     case GS_COL_CMD: row->skey = row->cmd[0] ? row->cmd : x->comm; break;
     default: row->key = 0; break;

@@ -27,6 +27,7 @@ enum gs_col {
     GS_COL_CPU,
     GS_COL_HMEM,
     GS_COL_TIME,
+    GS_COL_JOB,   /* the Slurm job (shown only while some process is in one) */
     GS_COL_CONT,
     GS_COL_CMD,
     GS_COL_COUNT

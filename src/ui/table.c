@@ -11,14 +11,24 @@
 
 #include "ui/ui.h"
 
+/* Is some process of the table in a Slurm job (then the JOB column shows)? */
+static bool table_has_jobs(const struct gs_ui *ui)
+{
+    for (size_t i = 0; i < ui->rows.n; i++)
+        if (gs_proc_has(ui->rows.v[i].p, GS_P_SLURM) && ui->rows.v[i].p->slurm_job)
+            return true;
+    return false;
+}
+
 /* Lay the visible columns out for the terminal width. */
 static void table_columns(struct gs_ui *ui)
 {
     int x = 0;
+    bool jobs = table_has_jobs(ui);
     for (int c = 0; c < GS_COL_COUNT; c++) {
         const struct gs_coldef *d = &gs_cols[c];
         ui->col_w[c] = 0;
-        if (COLS < d->drop_below)
+        if (COLS < d->drop_below || (c == GS_COL_JOB && !jobs))
             continue;
         ui->col_x[c] = x;
         ui->col_w[c] = d->width ? d->width : (COLS - x > 0 ? COLS - x : 0);
@@ -115,7 +125,7 @@ static char *cell(const struct gs_ui *ui, const struct gs_row *row, int c, char 
     char t[32];
 
     if (row->virt && c != GS_COL_PID && c != GS_COL_USER && c != GS_COL_CPU && c != GS_COL_HMEM &&
-        c != GS_COL_TIME && c != GS_COL_CONT && c != GS_COL_CMD) /* a parent not on a GPU */
+        c != GS_COL_TIME && c != GS_COL_JOB && c != GS_COL_CONT && c != GS_COL_CMD) /* a parent not on a GPU */
         return gs_put_pad(p, c == GS_COL_TYPE ? " " : "-", w, true);
     switch (c) {
     case GS_COL_PID: return num_cell(p, w, true, pr->pid);
@@ -144,6 +154,11 @@ static char *cell(const struct gs_ui *ui, const struct gs_row *row, int c, char 
         return gs_put_pad(p, gs_proc_has(pr, GS_P_RSS) ? gs_fmt_bytes(pr->rss_bytes, t, sizeof(t)) : "-", w, true);
     case GS_COL_TIME:
         return gs_put_pad(p, gs_proc_has(pr, GS_P_START) ? gs_fmt_age(pr->age_s, t, sizeof(t)) : "-", w, true);
+    case GS_COL_JOB:
+        if (!gs_proc_has(pr, GS_P_SLURM) || !pr->slurm_job)
+            return gs_put_pad(p, "-", w, false);
+        snprintf(t, sizeof(t), "%u", pr->slurm_job);
+        return gs_put_pad(p, t, w, false);
     case GS_COL_CONT:
         if (pr->pod_uid[0]) {
             memcpy(t, "pod:", 4);

@@ -19,6 +19,13 @@ struct gs_top_opts {
     bool readonly;            /* --readonly: no signals */
     bool no_save;             /* --no-save: do not write the settings file on exit */
     bool demo;                /* show the simulator badge even if detection fails */
+    /* the fleet view (ui/fleet.h): set when --prometheus URL is given */
+    const char *prometheus;   /* --prometheus URL */
+    const char *prom_config;  /* --prometheus-config FILE */
+    const char *match;        /* --match '{cluster="a"}' */
+    const char *node;         /* --node HOST: start on that node's GPUs */
+    long batch;               /* --batch N: N refreshes as text on stdout, no curses (0: interactive) */
+    bool interval_set;        /* -d given: refresh at it instead of the scrape interval */
 };
 
 /* Run the live view until the user quits. Returns 0 or a negative gs_errc with

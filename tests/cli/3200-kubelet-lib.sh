@@ -17,7 +17,7 @@ KPID=
 
 kubelet_python() {
     local p
-    for p in python3 /usr/bin/python3; do
+    for p in /usr/bin/python3 python3; do # Debian's first: scripts/deps.sh installs the modules for it
         if command -v "$p" >/dev/null && "$p" -c 'import grpc, google.protobuf' 2>/dev/null; then
             echo "$p"
             return 0

@@ -343,6 +343,16 @@ static void m_gen_stale(struct gs_snapshot *s, int t)
     s->gpus[0].s.age_ms[GS_F_PCIE_GEN] = (uint32_t)(t % 5) * 1000;
 }
 
+/* a 4 s doctor window at 1 s: four readings of the link under load, all below the maximum */
+static void m_gen_short(struct gs_snapshot *s, int t)
+{
+    (void)t;
+    s->gpus[1].s.pcie_gen = 3;
+    s->gpus[0].s.pcie_gen = 2; /* GPU 0 idle at gen 2: trained down on purpose */
+    s->gpus[0].s.gpu_util_pct = 0;
+    s->gpus[0].nprocs = 0;
+}
+
 static void m_replay(struct gs_snapshot *s, int t)
 {
     s->gpus[0].s.pcie_replay_count = (uint32_t)t; /* 60/min, gen5 x16 allows 31 */
@@ -371,6 +381,7 @@ static void test_gpu_checks(void **state)
     check(1, 10, m_gen, "pcie.gen_degraded", 0, 0);
     check(1, 30, m_gen_idle, NULL, 0, 0);
     check(1, 30, m_gen_stale, NULL, 0, 0);
+    check(2, 4, m_gen_short, "pcie.gen_degraded", 1, 0);
     check(1, 120, m_replay, "pcie.replay_rate", 0, 0);
     check(1, 5, m_power, "power.limit_reduced", 0, 0);
     check(1, 5, m_persist, "config.persistence_off", 0, 0);
@@ -564,6 +575,21 @@ static void m_fan_follows(struct gs_snapshot *s, int t)
     s->gpus[0].s.fan_speed_pct[0] = 40 + (uint32_t)t / 4;
 }
 
+/* a fan stuck at 45 % for two minutes while the load swings the temperature 60 <-> 72 C */
+static void m_fan_flat_swing(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.temp_gpu_c = 60 + ((t / 20) % 2 ? 12 : (t % 20) * 12 / 20);
+    s->gpus[0].s.fan_speed_pct[0] = 45;
+}
+
+/* a cool GPU whose fan holds its minimum while the temperature moves 35 -> 47 C: a fan curve */
+static void m_fan_min_cool(struct gs_snapshot *s, int t)
+{
+    s->gpus[0].s.temp_gpu_c = 35 + t / 10;
+    s->gpus[0].s.fan_speed_pct[0] = 30;
+    s->gpus[0].st.fan_min_pct = 30;
+}
+
 static void test_fan(void **state)
 {
     (void)state;
@@ -572,6 +598,9 @@ static void test_fan(void **state)
     check(1, 30, m_fan_zero_hot, NULL, 0, 0); /* not long enough */
     check(1, 120, m_fan_flat_climb, "thermal.fan_stuck", 0, 0);
     check(1, 120, m_fan_follows, NULL, 0, 0);
+    check(1, 120, m_fan_flat_swing, "thermal.fan_stuck", 0, 0);
+    check(1, 60, m_fan_flat_swing, NULL, 0, 0); /* not 90 s yet */
+    check(1, 130, m_fan_min_cool, NULL, 0, 0);
 }
 
 /* A 300 ms HW thermal slowdown every 10 s: the 1 s samples never see the bit,
@@ -850,6 +879,24 @@ static void test_sawtooth_detector(void **state)
     for (int i = 0; i < 120; i++) /* irregular bursts */
         u[i] = ((i * i * 7) % 13) < 5 ? 95 : 2;
     assert_false(gs_sawtooth(t, u, 120, &cfg, &saw));
+    /* a 4 s window at 100 ms on a 2 s sawtooth: a cycle and a half, found as such */
+    for (int i = 0; i <= 40; i++) {
+        t[i] = i * 0.1;
+        u[i] = (i + 3) % 20 < 10 ? 95 : 2;
+    }
+    assert_true(gs_sawtooth(t, u, 41, &cfg, &saw));
+    assert_true(saw.short_window);
+    assert_true(saw.edges >= 3);
+    assert_true(fabs(saw.period_s - 2) < 0.15);
+    for (int i = 0; i <= 40; i++) /* one busy burst in the window: not a sawtooth */
+        u[i] = i >= 12 && i < 25 ? 95 : 2;
+    assert_false(gs_sawtooth(t, u, 41, &cfg, &saw));
+    for (int i = 0; i <= 40; i++) /* busy 0.4 s, idle 1.4 s, busy 0.5 s, idle 0.3 s: irregular */
+        u[i] = (i >= 4 && i < 18) || (i >= 23 && i < 26) ? 2 : 95;
+    assert_false(gs_sawtooth(t, u, 41, &cfg, &saw));
+    for (int i = 0; i <= 40; i++) /* a 20 s sawtooth seen for 4 s: one edge, nothing to say */
+        u[i] = i < 25 ? 95 : 2;
+    assert_false(gs_sawtooth(t, u, 41, &cfg, &saw));
 }
 
 /* A findings list that cannot grow counts what it lost, and a clear forgets it:

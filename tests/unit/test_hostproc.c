@@ -124,6 +124,57 @@ static void test_cgroup_shapes(void **state)
         check_cgroup(&cases[i]);
 }
 
+/* Slurm jobs: real /proc/PID/cgroup contents of job steps (cgroup v1 with
+ * task/cgroup, Slurm 22.05+'s cgroup/v2) and of things that are not jobs. */
+struct slurm_case {
+    const char *text;
+    uint32_t job;
+    const char *step;
+};
+
+static void test_cgroup_slurm(void **state)
+{
+    static const struct slurm_case cases[] = {
+        { "12:devices:/slurm/uid_1000/job_1234/step_0/task_0\n11:memory:/slurm/uid_1000/job_1234/step_0/task_0\n"
+          "4:freezer:/slurm/uid_1000/job_1234/step_0\n1:name=systemd:/system.slice/slurmd.service\n",
+          1234, "0" },
+        { "5:freezer:/slurm/uid_0/job_77/step_batch\n", 77, "batch" },
+        { "5:freezer:/slurm_node07/uid_0/job_77/step_extern\n", 77, "extern" },
+        { "0::/system.slice/slurmstepd.scope/job_4294967294/step_0/user/task_0\n", 4294967294u, "0" },
+        { "0::/system.slice/slurmstepd.scope/job_31/step_batch/user/task_0", 31, "batch" },
+        { "0::/system.slice/slurmstepd.scope/job_31/step_interactive/user/task_0\n", 31, "interactive" },
+        { "0::/system.slice/slurmstepd.scope/job_31/step_extern/slurm\n", 31, "extern" },
+        { "0::/system.slice/gpu07_slurmstepd.scope/job_9/step_2/user/task_1\n", 9, "2" },
+        { "0::/system.slice/slurmstepd.scope/job_12\n", 12, "" },
+        /* not jobs: the daemons, other schedulers, look-alikes without the anchor */
+        { "0::/system.slice/slurmd.service\n", 0, "" },
+        { "0::/system.slice/slurmstepd.scope/system\n", 0, "" },
+        { "1:name=systemd:/slurm/uid_1000\n", 0, "" },
+        { "0::/system.slice/docker-" HEX_A ".scope\n", 0, "" },
+        { "0::/kubepods.slice/kubepods-pod1a2b3c4d_5e6f_7a8b_9c0d_1e2f3a4b5c6d.slice/cri-containerd-" HEX_B
+          ".scope\n", 0, "" },
+        { "0::/user.slice/user-1000.slice/session-3.scope\n", 0, "" },
+        { "0::/user.slice/user-1000.slice/user@1000.service/app.slice/job_5/step_0\n", 0, "" },
+        { "0::/pbs_jobs.service/jobid/123.server\n", 0, "" },
+        { "0::/system.slice/myslurmstepd.scope/job_5/step_0\n", 0, "" },
+        { "4:cpuset:/slurm/uid_x/job_5/step_0\n", 0, "" },
+        { "4:cpuset:/slurm/uid_1/job_0/step_0\n", 0, "" },
+        { "4:cpuset:/slurm/uid_1/job_99999999999/step_0\n", 0, "" },
+        { "4:cpuset:/slurm/uid_1/job_12a/step_0\n", 0, "" },
+        /* a step name that is not one (upper case, too long) is left out, the job kept */
+        { "0::/system.slice/slurmstepd.scope/job_8/step_BAD\n", 8, "" },
+        { "0::/system.slice/slurmstepd.scope/job_8/step_0123456789012345678901234\n", 8, "" },
+    };
+    (void)state;
+    for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+        struct gs_proc p = proc_for(1);
+        assert_int_equal(gs_hostproc_parse_cgroup(cases[i].text, strlen(cases[i].text), &p), 0);
+        assert_true(gs_proc_has(&p, GS_P_SLURM));
+        if (p.slurm_job != cases[i].job || strcmp(p.slurm_step, cases[i].step))
+            fail_msg("cgroup %s\n got job=%u step=%s", cases[i].text, p.slurm_job, p.slurm_step);
+    }
+}
+
 static void test_cgroup_malformed(void **state)
 {
     static const char *const bad[] = { "", "\n\n", "garbage", "0:/no-second-colon\n", "0::relative\n" };
@@ -779,6 +830,7 @@ int main(void)
     const struct CMUnitTest parsers[] = {
         cmocka_unit_test(test_cgroup_shapes),
         cmocka_unit_test(test_cgroup_malformed),
+        cmocka_unit_test(test_cgroup_slurm),
     };
     const struct CMUnitTest fixture[] = {
         cmocka_unit_test_setup_teardown(test_fixture_docker_v1, fixture_setup, fixture_teardown),

@@ -91,18 +91,20 @@ static void test_prof_rows(void **state)
     store_remove(path);
 }
 
-/* A version-3 database (this one turned back: table dropped, version 3) is migrated at open. */
+/* A version-3 database (this one turned back: later tables and columns dropped, version 3) is migrated at open. */
 static void test_migrate_from_3(void **state)
 {
     (void)state;
     char path[] = "/tmp/gs-test-prof-XXXXXX";
     store_tmp_path(path);
     struct gs_store *st = open_store(path, 10000, 86400000);
-    assert_int_equal(sqlite3_exec(gs_store_db(st), "DROP TABLE prof_sample; DELETE FROM schema_migration"
-                                  " WHERE version = 4; PRAGMA user_version = 3;", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(gs_store_db(st), "DROP TABLE prof_sample; DROP TABLE job; DROP INDEX proc_job;"
+                                  " ALTER TABLE proc DROP COLUMN slurm_job; DROP TABLE remote_write;"
+                                  " DELETE FROM schema_migration WHERE version >= 4; PRAGMA user_version = 3;",
+                                  NULL, NULL, NULL), SQLITE_OK);
     gs_store_close(st);
     st = open_store(path, 10000, 86400000);
-    assert_int_equal(q1(st, "PRAGMA user_version"), 4);
+    assert_int_equal(q1(st, "PRAGMA user_version"), GS_STORE_SCHEMA_VERSION);
     assert_int_equal(q1(st, "SELECT count(*) FROM sqlite_master WHERE name = 'prof_sample'"), 1);
     assert_int_equal(q1(st, "SELECT count(*) FROM schema_migration WHERE version = 4"), 1);
     gs_store_close(st);

@@ -668,6 +668,36 @@ static void test_held_until_changed(void **state)
 }
 
 /* ---- host facts: our own PID is visible, a synthetic one is not ----------------------- */
+/* every_tick: the PCIe link is read at every snapshot (doctor judges it under load), the
+ * other slow-changing readings stay on the schedule (ECC handed on with its age) */
+static void test_every_tick(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    (void)state;
+    NEED_SIM("current");
+    setenv("GPUSCOPE_READ_PERIOD_MS", "600000", 1);
+    sim_setup("current", "demo", NULL);
+    fx.o.want_host = false;
+    gs_fmask_set(&fx.o.every_tick, GS_F_PCIE_GEN);
+    gs_fmask_set(&fx.o.every_tick, GS_F_PCIE_WIDTH);
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    unsigned long long gen = sim_calls("nvmlDeviceGetCurrPcieLinkGeneration");
+    unsigned long long ecc = sim_calls("nvmlDeviceGetEccMode");
+    for (int k = 0; k < 3; k++) {
+        usleep(20000);
+        assert_int_equal(sim_fx_snap(&fx), 0);
+        assert_int_equal(fx.snap.gpus[0].s.age_ms[GS_F_PCIE_GEN], 0);
+        assert_int_equal(fx.snap.gpus[0].s.age_ms[GS_F_PCIE_WIDTH], 0);
+        assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_PCIE_GEN));
+    }
+    assert_int_equal(sim_calls("nvmlDeviceGetCurrPcieLinkGeneration") - gen, 3 * fx.snap.ngpus);
+    assert_int_equal(sim_calls("nvmlDeviceGetEccMode"), ecc);
+    assert_true(fx.snap.gpus[0].s.age_ms[GS_F_ECC_MODE] >= 20);
+    sim_fx_close(&fx);
+    unsetenv("GPUSCOPE_READ_PERIOD_MS");
+}
+
 static void test_host_facts(void **state)
 {
     struct sim_fx fx = SIM_FX_INIT;
@@ -782,6 +812,7 @@ int main(void)
         cmocka_unit_test(test_nvlink_state_fields),
         cmocka_unit_test(test_slow_counter_fields),
         cmocka_unit_test(test_names_across_gpus),
+        cmocka_unit_test(test_every_tick),
         cmocka_unit_test(test_host_facts),
         cmocka_unit_test(test_pid_vanishes),
         cmocka_unit_test(test_describe),

@@ -136,6 +136,8 @@ static int nvml_init(struct gs_bctx **out, const struct gs_backend_opts *opts, s
     }
     ctx->inited = true;
     ctx->sched_period_ns = gs_nvml_sched_period_ns();
+    if (opts)
+        ctx->sched_every_tick = opts->every_tick;
     *out = (struct gs_bctx *)ctx;
     return 0;
 }

@@ -137,6 +137,7 @@ struct nvml_ctx {
     bool events_tried;                 /* ... which happens once */
     uint64_t sched_period_ns;          /* slow-changing readings: read this often (and on events) */
     struct nvml_xname xnames[NVML_XNAME_SLOTS]; /* names any GPU holds, by PID (sampler thread) */
+    struct gs_fmask sched_every_tick;  /* ... except these, read at every tick (gs_backend_opts) */
     nvmlGpmMetricsGet_t *gpm_get;      /* the one GPM request buffer (main thread), or NULL */
 };
 

@@ -1091,7 +1091,7 @@ static void nvml_sched_start(struct nvml_tick *t, struct nvml_sched *sc)
     sc->started = true;
     sc->now_ns = t->s->timestamp_ns;
     sc->due = !period || sc->now_ns >= t->d->sched_due_ns;
-    sc->force = t->d->sched_force;
+    sc->force = gs_fmask_or(t->d->sched_force, t->d->ctx->sched_every_tick);
 }
 
 static void nvml_sched_end(struct nvml_tick *t, const struct nvml_sched *sc)

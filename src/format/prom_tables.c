@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prom_tables.c - the exporter's field-driven metric families: dcgm-exporter's
+ * prom_tables.c - the field-driven metric families (serve, remote write): dcgm-exporter's
  * default counters (names, types and HELP as it ships them) and gpuscope's
  * own gpuscope_* families, each read straight from a gs_sample or gs_static
  * field; plus the label names of throttle reasons and field statuses. Data
- * only: prom_render.c walks these tables.
+ * only: serve/prom_render.c and record/rw_encode.c walk these tables.
  */
 #include <stddef.h>
 
-#include "serve/prom_int.h"
+#include "format/prom_tables.h"
 
 #define SOFF(f) ((uint16_t)offsetof(struct gs_sample, f))
 #define TOFF(f) ((uint16_t)offsetof(struct gs_static, f))

@@ -21,8 +21,10 @@
 #ifndef GS_PROM_API_H
 #define GS_PROM_API_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "core/err.h"
 
@@ -90,5 +92,17 @@ struct gs_prom_api {
      * else 15), for the refresh period of top. */
     double (*scrape_interval_s)(struct gs_prom *p);
 };
+
+/* `gpuscope doctor --prometheus`: the fleet's health findings printed to out
+ * (text, or JSON with json), from a constant number of queries. Exported by
+ * fleet.so as "gs_fleet_doctor" (a gs_fleet_doctor_fn). Returns the worst
+ * severity found (enum gs_sev: 0 none .. 3 critical), or a negative enum
+ * gs_errc with err filled (unreachable, 401, no GPU series, ...). */
+struct gs_fleet_doctor_opts {
+    struct gs_prom_opts prom;
+    double window_s;  /* how long utilization must stay pinned to count; <= 0: 15 minutes */
+    bool json;
+};
+typedef int (*gs_fleet_doctor_fn)(const struct gs_fleet_doctor_opts *o, FILE *out, struct gs_err *err);
 
 #endif /* GS_PROM_API_H */

@@ -7,6 +7,8 @@
 #   refreshes per s   NVML utilization calls (one per GPU per refresh in both tools) / 8 / s
 #   NVML calls        every NVML call in the window (GPUSCOPE_SIM_COUNTERS) / refreshes / 8
 #   peak RSS          VmHWM of /proc/PID/status just before quitting
+# GS_BENCH_SCENARIO=bench-8x64-steady: the same machine with each process's GPU memory steady
+# (bench-8x64's wanders every second, so top lists the processes at every tick there).
 # at 1 s and 100 ms refresh intervals (window GS_BENCH_WINDOW_S, default 30 s each), each twice:
 # with the simulator's calls free (the tools' own code) and with its cost model on
 # (GPUSCOPE_SIM_CALL_COST_US=GS_BENCH_COST_US, default 20, and the other classes' defaults:
@@ -47,8 +49,9 @@ sleepers = [subprocess.Popen(["sleep", "3600"]) for _ in range(NGPUS * 64)]
 tmp = tempfile.mkdtemp(prefix="gs-bench-top-")
 SOCK = f"gsbench{os.getpid()}"
 LIBDIR = f"{BUILD}/sim/current"
+SCENARIO = os.environ.get("GS_BENCH_SCENARIO", "bench-8x64")
 env = dict(os.environ, GPUSCOPE_NVML_LIB=f"{LIBDIR}/libnvidia-ml.so.1", LD_LIBRARY_PATH=LIBDIR,
-           GPUSCOPE_SIM_SCENARIO="bench-8x64", GPUSCOPE_SIM_SCENARIO_DIR=f"{ROOT}/sim/scenarios",
+           GPUSCOPE_SIM_SCENARIO=SCENARIO, GPUSCOPE_SIM_SCENARIO_DIR=f"{ROOT}/sim/scenarios",
            GPUSCOPE_SIM_PIDS=",".join(str(p.pid) for p in sleepers), XDG_CONFIG_HOME=tmp,
            HOME=tmp, TERM="xterm-256color", LANG="C.UTF-8", LC_ALL="C.UTF-8")
 for k in ("NO_COLOR", "GPUSCOPE_SIM_FAULTS", "GPUSCOPE_SIM_CLOCK", "GPUSCOPE_SIM_STATS", "TMUX"):
@@ -202,7 +205,7 @@ try:
     # A session that lives until the end: when a round's tools quit, the tmux server would exit
     # with its last session, and the next round's new-session could meet it exiting.
     tmux("new-session", "-d", "-s", "keep", "-x", str(COLS), "-y", str(ROWS), "exec sleep 100000")
-    print(f"gpuscope top vs nvtop: bench-8x64 (8 GPUs x 64 live PIDs), {COLS}x{ROWS} tmux, "
+    print(f"gpuscope top vs nvtop: {SCENARIO} (8 GPUs x 64 live PIDs), {COLS}x{ROWS} tmux, "
           f"both at once for {WINDOW:.0f} s per interval, simulator {LIBDIR}")
     print(f"nvtop: {NVTOP or 'not given (set NVTOP=binary or NVTOP_SRC=source dir): gpuscope alone'}")
     print(f"machine: {os.uname().sysname} {os.uname().release}, {os.cpu_count()} CPUs")

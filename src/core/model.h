@@ -710,6 +710,7 @@ struct gs_gpu {
     uint32_t nprocs;
     uint32_t procs_cap;
     uint8_t procs_status;       /* enum gs_status of the process list itself */
+    uint32_t procs_age_ms;      /* how old the list is (0: read in this tick); see nvml_procs.c */
     uint8_t state;              /* enum gs_gpu_state */
     int64_t lost_since;         /* epoch seconds when first seen lost, else 0 */
     char last_error[160];       /* latest error on this GPU, "" if none */

@@ -477,6 +477,7 @@ static int gs_sampler_gpu(struct gs_sampler *s, uint32_t i, struct gs_gpu *g, ui
     g->nprocs = 0;
     g->text.len = 0;
     g->procs_status = rc == -GS_E_GPU_LOST ? GS_ST_GPU_LOST : GS_ST_NOT_SAMPLED;
+    g->procs_age_ms = 0;
     if (s->opts.want_procs && be->processes && rc != -GS_E_GPU_LOST)
         prc = be->processes(dev, g);
     for (uint32_t k = 0; s->hp && k < g->nprocs; k++)

@@ -13,7 +13,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "backend/nvidia/nvml_explain.h"
 #include "core/sampler.h"
@@ -245,9 +248,11 @@ static void test_list_grows(void **state)
     (void)state;
     NEED_SIM("current");
     const char *scn = sim_write_scenario("name grow\ngpu 0\nproc 0 pid=5000 count=60 mem=1GiB\n");
+    setenv("GPUSCOPE_READ_PERIOD_MS", "0", 1); /* the lists at every tick, not held */
     assert_int_equal(sim_fx_open_on(&fx, "current", scn,
                                     "nvmlDeviceGetComputeRunningProcesses_v3 call=1 grow=40"),
                      0);
+    unsetenv("GPUSCOPE_READ_PERIOD_MS");
     assert_int_equal(sim_fx_snap(&fx), 0);
     assert_int_equal(fx.snap.gpus[0].procs_status, GS_ST_OK);
     assert_int_equal(fx.snap.gpus[0].nprocs, 100);
@@ -259,6 +264,55 @@ static void test_list_grows(void **state)
     for (uint32_t i = 0; i < fx.snap.gpus[0].nprocs; i++)
         assert_int_equal(fx.snap.gpus[0].procs[i].type & GS_PROC_COMPUTE, GS_PROC_COMPUTE);
     sim_fx_close(&fx);
+}
+
+static void set_clock(const char *path, const char *t)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(t, f);
+    fclose(f);
+}
+
+/* The lists are held while the GPU's used memory stays (a new context
+ * allocates some), with their age, and read again once it changed. */
+static void test_lists_held(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    char clk[] = "/tmp/gs-test-clock-XXXXXX", env[64];
+    struct timespec ms2 = { 0, 2000000 };
+    (void)state;
+    NEED_SIM("current");
+    int fd = mkstemp(clk);
+    assert_true(fd >= 0);
+    close(fd);
+    set_clock(clk, "10");
+    const char *scn = sim_write_scenario("name held\ngpu 0 util=50\nproc 0 pid=5000 mem=1GiB\n"
+                                         "proc 0 pid=5001 mem=2GiB start=20\n");
+    sim_setup("current", scn, NULL);
+    snprintf(env, sizeof(env), "file:%s", clk);
+    setenv("GPUSCOPE_SIM_CLOCK", env, 1);
+    fx.o.want_host = false;
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(fx.snap.gpus[0].nprocs, 1);
+    assert_int_equal(fx.snap.gpus[0].procs_age_ms, 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetComputeRunningProcesses_v3"), 1);
+    nanosleep(&ms2, NULL);
+    assert_int_equal(sim_fx_snap(&fx), 0); /* same memory: the list held, with its age */
+    assert_int_equal(sim_calls("nvmlDeviceGetComputeRunningProcesses_v3"), 1);
+    assert_int_equal(fx.snap.gpus[0].procs_status, GS_ST_OK);
+    assert_int_equal(fx.snap.gpus[0].nprocs, 1);
+    assert_int_equal(fx.snap.gpus[0].procs[0].pid, 5000);
+    assert_true(fx.snap.gpus[0].procs[0].gpu_mem_bytes == 1ull << 30);
+    assert_true(fx.snap.gpus[0].procs_age_ms >= 2);
+    set_clock(clk, "25"); /* 5001 started: more memory used, so listed at once */
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetComputeRunningProcesses_v3"), 2);
+    assert_int_equal(fx.snap.gpus[0].nprocs, 2);
+    assert_int_equal(fx.snap.gpus[0].procs_age_ms, 0);
+    sim_fx_close(&fx);
+    unlink(clk);
 }
 
 static void test_bench_64_procs(void **state)
@@ -397,6 +451,7 @@ int main(void)
         cmocka_unit_test(test_profile_r470),
         cmocka_unit_test(test_bound_names_recorded),
         cmocka_unit_test(test_list_grows),
+        cmocka_unit_test(test_lists_held),
         cmocka_unit_test(test_bench_64_procs),
         cmocka_unit_test(test_process_utilization),
         cmocka_unit_test(test_minimal_not_supported),

@@ -582,6 +582,91 @@ static void test_nvlink_schedule(void **state)
     unlink(clock);
 }
 
+/* ---- held while nothing says they changed: enc/dec while 0, the memory clock while the
+ * P-state and reasons stay; each with its age, the busy one read every tick */
+static void test_held_while(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    struct timespec ms2 = { 0, 2000000 };
+    (void)state;
+    NEED_SIM("current");
+    const char *scn = sim_write_scenario("gpu 0 name=\"Test GPU\" enc=0 dec=25 pstate=2\n");
+    assert_int_equal(sim_fx_open_on(&fx, "current", scn, NULL), 0);
+    unsigned long long e0 = sim_calls("nvmlDeviceGetEncoderUtilization");
+    unsigned long long d0 = sim_calls("nvmlDeviceGetDecoderUtilization");
+    unsigned long long c0 = sim_calls("nvmlDeviceGetClockInfo");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    unsigned long long c1 = sim_calls("nvmlDeviceGetClockInfo");
+    assert_int_equal(sim_calls("nvmlDeviceGetEncoderUtilization") - e0, 1);
+    assert_int_equal(sim_calls("nvmlDeviceGetDecoderUtilization") - d0, 1);
+    nanosleep(&ms2, NULL);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    const struct gs_sample *s = &fx.snap.gpus[0].s;
+    assert_int_equal(sim_calls("nvmlDeviceGetEncoderUtilization") - e0, 1); /* idle: held */
+    assert_true(gs_sample_has(s, GS_F_ENC_UTIL) && s->enc_util_pct == 0 && s->age_ms[GS_F_ENC_UTIL] >= 2);
+    assert_int_equal(sim_calls("nvmlDeviceGetDecoderUtilization") - d0, 2); /* busy: read */
+    assert_true(s->dec_util_pct == 25 && s->age_ms[GS_F_DEC_UTIL] == 0);
+    /* the memory clock, alone of the clocks, was held (same P-state and reasons) */
+    assert_int_equal(sim_calls("nvmlDeviceGetClockInfo") - c1, (c1 - c0) - 1);
+    assert_true(gs_sample_has(s, GS_F_CLOCK_MEM) && s->age_ms[GS_F_CLOCK_MEM] >= 2);
+    assert_int_equal(s->age_ms[GS_F_CLOCK_SM], 0);
+    sim_fx_close(&fx);
+}
+
+/* ... and read again at the tick the P-state (or the reasons) changed; enc once it is busy */
+static void test_held_until_changed(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    char clock[64], env[80];
+    (void)state;
+    NEED_SIM("current");
+    const char *scn = sim_write_scenario("gpu 0 name=\"Test GPU\" pstate=step(0,2,20) "
+                                         "clock_mem=step(1215,810,20) throttle=step(0,4,30) "
+                                         "enc=step(0,40,30)\n");
+    sim_setup("current", scn, NULL);
+    snprintf(clock, sizeof(clock), "/tmp/gs-test-clock-%d", (int)getpid());
+    snprintf(env, sizeof(env), "file:%s", clock);
+    setenv("GPUSCOPE_SIM_CLOCK", env, 1);
+    set_clock(clock, 10);
+    fx.o.want_host = false;
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    const struct gs_sample *s = &fx.snap.gpus[0].s;
+    uint32_t m0 = s->clock_mem_mhz;
+    unsigned long long c0 = sim_calls("nvmlDeviceGetClockInfo"), e0 = sim_calls("nvmlDeviceGetEncoderUtilization");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    unsigned long long per_tick = sim_calls("nvmlDeviceGetClockInfo") - c0; /* the memory clock held */
+    set_clock(clock, 25); /* P0 -> P2: the memory clock is read at once */
+    c0 = sim_calls("nvmlDeviceGetClockInfo");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetClockInfo") - c0, per_tick + 1);
+    assert_int_equal(s->pstate, 2);
+    assert_true(s->clock_mem_mhz != m0); /* the new P-state's, not the held one */
+    assert_int_equal(s->age_ms[GS_F_CLOCK_MEM], 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetEncoderUtilization"), e0); /* still 0: held */
+    c0 = sim_calls("nvmlDeviceGetClockInfo");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetClockInfo") - c0, per_tick); /* held again */
+    set_clock(clock, 35); /* a slowdown reason appears: read again; enc busy: no longer held */
+    c0 = sim_calls("nvmlDeviceGetClockInfo");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetClockInfo") - c0, per_tick + 1);
+    /* enc read 0 at its last read: held until the period, so 40 % shows within 5 s; once read
+     * busy it is read every tick */
+    setenv("GPUSCOPE_READ_PERIOD_MS", "0", 1);
+    sim_close(fx.s);
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    e0 = sim_calls("nvmlDeviceGetEncoderUtilization");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetEncoderUtilization") - e0, 1);
+    assert_int_equal(fx.snap.gpus[0].s.enc_util_pct, 40);
+    unsetenv("GPUSCOPE_READ_PERIOD_MS");
+    sim_fx_close(&fx);
+    unsetenv("GPUSCOPE_SIM_CLOCK");
+    unlink(clock);
+}
+
 /* ---- host facts: our own PID is visible, a synthetic one is not ----------------------- */
 /* every_tick: the PCIe link is read at every snapshot (doctor judges it under load), the
  * other slow-changing readings stay on the schedule (ECC handed on with its age) */
@@ -722,6 +807,8 @@ int main(void)
         cmocka_unit_test(test_gpu_lost_mid_loop),
         cmocka_unit_test(test_xid_events),
         cmocka_unit_test(test_nvlink_schedule),
+        cmocka_unit_test(test_held_while),
+        cmocka_unit_test(test_held_until_changed),
         cmocka_unit_test(test_nvlink_state_fields),
         cmocka_unit_test(test_slow_counter_fields),
         cmocka_unit_test(test_names_across_gpus),

@@ -75,8 +75,16 @@ struct nvml_device {
     bool plist_unsup[NVML_PL_COUNT];   /* this list answered NOT_SUPPORTED */
     bool putil_unsup;                  /* per-process utilization NOT_SUPPORTED */
     bool putil_info_unsup;             /* ProcessesUtilizationInfo NOT_SUPPORTED: legacy call */
-    unsigned char *pbuf;               /* running-process entries (stride by symbol) */
-    unsigned pcap;                     /* entries pbuf holds (32 bytes each) */
+    unsigned char *pbuf[NVML_PL_COUNT]; /* each list's running-process entries (stride by symbol) */
+    unsigned pcap[NVML_PL_COUNT];      /* entries pbuf[k] holds (32 bytes each) */
+    /* The lists as last read, handed on while nothing says they changed (nvml_procs.c):
+     * entries in pbuf[k], what the call answered, when, and the GPU's memory and busy
+     * state then. plist_ns 0: none held. */
+    unsigned pn[NVML_PL_COUNT];
+    nvmlReturn_t prc[NVML_PL_COUNT];
+    uint64_t plist_ns;
+    uint64_t plist_mem_used;
+    bool plist_busy;
     unsigned char *ubuf;               /* process-utilization samples (<= 40 bytes each) */
     unsigned ucap;                     /* entries ubuf holds */
     unsigned long long util_last_seen; /* newest per-process sample timestamp accepted (us) */
@@ -97,6 +105,10 @@ struct nvml_device {
     uint64_t sched_read_ns[GS_F_COUNT];
     uint64_t sched_due_ns;
     struct gs_fmask sched_force;
+    /* what the held memory clock was read under (NVML_HOLD_WHILE_PSTATE) */
+    uint32_t hold_pstate;
+    uint64_t hold_reasons;
+    uint8_t hold_pstate_st, hold_reasons_st;
     /* throttle time and NVLink (health counters) */
     bool nvlink_known;                 /* nvlinks read (field 91) */
     bool nvlink_state_fv_refused;      /* field 165 refused: link state by one call per link */

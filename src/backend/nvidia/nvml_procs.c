@@ -35,12 +35,17 @@
 
 int gs_nvml_procs_alloc(struct nvml_device *d)
 {
-    d->pbuf = calloc(NVML_INITIAL_CAP, NVML_PROC_ENTRY_MAX);
+    for (int k = 0; k < NVML_PL_COUNT; k++) {
+        d->pbuf[k] = calloc(NVML_INITIAL_CAP, NVML_PROC_ENTRY_MAX);
+        if (!d->pbuf[k])
+            return -GS_E_NOMEM;
+        d->pcap[k] = NVML_INITIAL_CAP;
+    }
     d->ubuf = calloc(NVML_INITIAL_CAP, NVML_UTIL_ENTRY_MAX);
     d->ucache = calloc(NVML_INITIAL_CAP, sizeof(*d->ucache));
-    if (!d->pbuf || !d->ubuf || !d->ucache)
+    if (!d->ubuf || !d->ucache)
         return -GS_E_NOMEM;
-    d->pcap = d->ucap = d->ucache_cap = NVML_INITIAL_CAP;
+    d->ucap = d->ucache_cap = NVML_INITIAL_CAP;
     return 0;
 }
 
@@ -56,7 +61,10 @@ static void nvml_xname_forget(struct nvml_device *d, const struct nvml_pname *n)
 
 void gs_nvml_procs_free(struct nvml_device *d)
 {
-    free(d->pbuf);
+    for (int k = 0; k < NVML_PL_COUNT; k++) {
+        free(d->pbuf[k]);
+        d->pbuf[k] = NULL;
+    }
     free(d->ubuf);
     free(d->ucache);
     for (unsigned i = 0; d->names && i < d->names_n; i++)
@@ -64,7 +72,7 @@ void gs_nvml_procs_free(struct nvml_device *d)
     free(d->names);
     free(d->pmap.slot);
     free(d->amap.slot);
-    d->pbuf = d->ubuf = NULL;
+    d->ubuf = NULL;
     d->ucache = NULL;
     d->names = NULL;
     d->pmap = d->amap = (struct nvml_pmap){ NULL, 0 };
@@ -219,6 +227,19 @@ static int nvml_merge_entry(struct nvml_device *d, struct gs_gpu *g, const unsig
     return 0;
 }
 
+/* Merge the entries of list kind that pbuf[kind] holds into g. */
+static nvmlReturn_t nvml_merge_plist(struct nvml_device *d, struct gs_gpu *g, enum nvml_plist kind)
+{
+    unsigned stride = d->ctx->lib.proc_stride[kind], count = d->pn[kind];
+
+    if (gs_gpu_reserve_procs(g, (size_t)g->nprocs + count) < 0) /* one growth, not one per doubling */
+        return NVML_ERROR_MEMORY;
+    for (unsigned i = 0; i < count && i < d->pcap[kind]; i++)
+        if (nvml_merge_entry(d, g, d->pbuf[kind] + (size_t)i * stride, stride, kind) < 0)
+            return NVML_ERROR_MEMORY;
+    return NVML_SUCCESS;
+}
+
 /* One list: call with the capacity we have; on INSUFFICIENT_SIZE grow and retry. */
 static nvmlReturn_t nvml_read_plist(struct nvml_device *d, struct gs_gpu *g, enum nvml_plist kind)
 {
@@ -226,26 +247,62 @@ static nvmlReturn_t nvml_read_plist(struct nvml_device *d, struct gs_gpu *g, enu
     nvmlDeviceGetRunningProcesses_fn fn = kind == NVML_PL_COMPUTE    ? f->compute_procs
                                           : kind == NVML_PL_GRAPHICS ? f->graphics_procs
                                                                      : f->mps_procs;
-    unsigned stride = d->ctx->lib.proc_stride[kind];
     nvmlReturn_t r = NVML_ERROR_INSUFFICIENT_SIZE;
     unsigned count = 0;
 
+    d->pn[kind] = 0;
     if (!fn || d->plist_unsup[kind])
-        return NVML_ERROR_NOT_SUPPORTED;
+        return d->prc[kind] = NVML_ERROR_NOT_SUPPORTED;
     for (int tries = 0; tries < NVML_MAX_RETRIES && r == NVML_ERROR_INSUFFICIENT_SIZE; tries++) {
-        if (tries > 0 && nvml_grow(&d->pbuf, &d->pcap, count, NVML_PROC_ENTRY_MAX) < 0)
-            return NVML_ERROR_MEMORY;
-        count = d->pcap;
-        r = fn(d->handle, &count, d->pbuf);
+        if (tries > 0 && nvml_grow(&d->pbuf[kind], &d->pcap[kind], count, NVML_PROC_ENTRY_MAX) < 0)
+            return d->prc[kind] = NVML_ERROR_MEMORY;
+        count = d->pcap[kind];
+        r = fn(d->handle, &count, d->pbuf[kind]);
     }
+    d->prc[kind] = r;
     if (r != NVML_SUCCESS)
         return r;
-    if (gs_gpu_reserve_procs(g, (size_t)g->nprocs + count) < 0) /* one growth, not one per doubling */
-        return NVML_ERROR_MEMORY;
-    for (unsigned i = 0; i < count && i < d->pcap; i++)
-        if (nvml_merge_entry(d, g, d->pbuf + (size_t)i * stride, stride, kind) < 0)
-            return NVML_ERROR_MEMORY;
-    return NVML_SUCCESS;
+    d->pn[kind] = count;
+    return nvml_merge_plist(d, g, kind);
+}
+
+/* The read cadence of the lists. NVML has no event for a process starting or
+ * ending, but a new CUDA context always allocates GPU memory and an exit frees
+ * it, so the lists are read again when the GPU's used memory (read earlier in
+ * this tick) differs from what it was at the last list, when the GPU went from
+ * idle to busy or back, when the last list was not a clean answer, and at
+ * least once a read period (GPUSCOPE_READ_PERIOD_MS, 5 s), and at the tick after
+ * the per-process utilization showed a PID at work that the held list lacks
+ * (one that started, e.g., as another of the same size exited). The first read of a
+ * context (every one-shot) always lists. In between, the held lists are handed
+ * on with their age (gs_gpu.procs_age_ms); per-process utilization is read
+ * fresh every tick. */
+static bool nvml_plist_due(const struct nvml_device *d, const struct gs_gpu *g)
+{
+    const struct gs_sample *s = &g->s;
+    uint64_t period = d->ctx->sched_period_ns;
+
+    if (!d->plist_ns || !period || s->timestamp_ns < d->plist_ns || s->timestamp_ns - d->plist_ns >= period)
+        return true;
+    if (!gs_sample_has(s, GS_F_MEM_USED) || !gs_sample_has(s, GS_F_GPU_UTIL))
+        return true;
+    return s->mem_used_bytes != d->plist_mem_used || (s->gpu_util_pct > 0) != d->plist_busy;
+}
+
+/* After the lists were read: hold them when every answer was clean. */
+static void nvml_plist_hold(struct nvml_device *d, const struct gs_gpu *g)
+{
+    const struct gs_sample *s = &g->s;
+
+    d->plist_ns = 0;
+    for (int k = 0; k < NVML_PL_COUNT; k++)
+        if (d->prc[k] != NVML_SUCCESS && d->prc[k] != NVML_ERROR_NOT_SUPPORTED)
+            return;
+    if (!gs_sample_has(s, GS_F_MEM_USED) || !gs_sample_has(s, GS_F_GPU_UTIL))
+        return;
+    d->plist_ns = s->timestamp_ns;
+    d->plist_mem_used = s->mem_used_bytes;
+    d->plist_busy = s->gpu_util_pct > 0;
 }
 
 /* ---- per-process utilization ------------------------------------------------------ */
@@ -291,8 +348,11 @@ static bool nvml_take_usample(struct nvml_device *d, struct gs_gpu *g, const str
 
     if (u->sm > 100 || u->mem > 100 || u->enc > 100 || u->dec > 100)
         return true;
-    if (!nvml_find_proc(d, g, u->pid))
+    if (!nvml_find_proc(d, g, u->pid)) {
+        if (u->ts_us > d->util_last_seen)
+            d->plist_ns = 0; /* a PID at work the held list lacks: list again at the next tick */
         return true;
+    }
     if (u->ts_us > d->util_last_seen)
         d->util_last_seen = u->ts_us;
     c = nvml_ucache_get(d, u->pid, true);
@@ -494,8 +554,13 @@ int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
         g->procs_status = gs_nvml_status(d, g, NVML_ERROR_MEMORY, GS_FMASK_NONE, "process list");
         return -GS_E_BACKEND;
     }
+    bool relist = nvml_plist_due(d, g);
     for (int k = 0; k < NVML_PL_COUNT && !atomic_load(&d->lost); k++) {
-        nvmlReturn_t r = nvml_read_plist(d, g, (enum nvml_plist)k);
+        nvmlReturn_t r = relist                     ? nvml_read_plist(d, g, (enum nvml_plist)k)
+                         : d->prc[k] == NVML_SUCCESS ? nvml_merge_plist(d, g, (enum nvml_plist)k)
+                                                     : d->prc[k];
+        if (!relist && r != d->prc[k])
+            d->plist_ns = 0; /* out of memory replaying it: read it at the next tick */
         enum gs_status st = gs_nvml_status(d, g, r, GS_FMASK_NONE, "process list");
         if (st == GS_ST_NOT_SUPPORTED)
             d->plist_unsup[k] = true;
@@ -507,6 +572,10 @@ int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
         g->nprocs = 0;
         return -GS_E_GPU_LOST;
     }
+    if (relist)
+        nvml_plist_hold(d, g);
+    else if (d->plist_ns)
+        g->procs_age_ms = (uint32_t)((g->s.timestamp_ns - d->plist_ns) / 1000000u);
     g->procs_status = (uint8_t)best;
     if (best == GS_ST_OK) {
         nvml_read_names(d, g);

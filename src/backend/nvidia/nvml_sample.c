@@ -15,12 +15,17 @@
  * limits, modes, BAR1; not the fan, whose repeats the health engine's
  * stuck-fan check would take for a stuck fan). It is called at the first tick, then once per
  * period (5 s, GPUSCOPE_READ_PERIOD_MS; NVLink link state, one call per link, every 6
- * periods), and at the next tick after an ECC or
+ * periods; the modes an operator sets, persistence, compute, MIG and display, every 6
+ * too), and at the next tick after an ECC or
  * Xid event on that GPU (gs_nvml_sched_event); in between its last values are
  * handed on with their age (gs_sample.age_ms), so no consumer takes a cached
  * value for a fresh one. A read that failed is retried at the next tick.
- * Everything else (utilization, memory, power, temperatures, clocks, clock
- * event reasons, energy, violation counters) is read every tick.
+ * Some readings are held only while nothing says they changed (enum nvml_hold):
+ * encoder and decoder utilization while they read 0, the memory clock while
+ * the P-state and clock event reasons are those it was read under; each is
+ * still read at least once a period, and its age is handed on the same way.
+ * Everything else (utilization, memory, power, temperatures, the other clocks,
+ * clock event reasons, energy, violation counters) is read every tick.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,14 +56,23 @@ struct nvml_tick {
 
 /* What a slow-changing reader writes: bytes [off, off + len) of struct
  * gs_sample (each reader's values are adjacent members); see nvml_every[]. */
+enum nvml_hold {
+    NVML_HOLD_ALWAYS,       /* held between its periods */
+    NVML_HOLD_WHILE_ZERO,   /* ... only while its last value was 0 (a u32), else read every tick */
+    NVML_HOLD_WHILE_PSTATE, /* ... only while P-state and clock event reasons are as they were at
+                             * its last read (both read earlier in the same tick) */
+};
 struct nvml_span {
     uint16_t off, len;
     uint8_t periods; /* read every this many periods (0 = 1) */
+    uint8_t hold;    /* enum nvml_hold */
 };
 #define EVERY_PERIODS(first, last, n)                                                           \
     { (uint16_t)DST(first),                                                                     \
-      (uint16_t)(DST(last) + sizeof(((struct gs_sample *)0)->last) - DST(first)), (n) }
+      (uint16_t)(DST(last) + sizeof(((struct gs_sample *)0)->last) - DST(first)), (n),          \
+      NVML_HOLD_ALWAYS }
 #define EVERY_PERIOD(first, last) EVERY_PERIODS(first, last, 1)
+#define HELD_WHILE(member, how) { (uint16_t)DST(member), (uint16_t)sizeof(((struct gs_sample *)0)->member), 1, (how) }
 
 struct nvml_reader {
     uint8_t fields[GS_RD_MAXF]; /* GS_F_* it fills, GS_F_END after the last */
@@ -888,6 +902,10 @@ static const struct nvml_reader nvml_readers[] = {
       "power limit" },
     { FL(GS_F_POWER_ENFORCED), FN(power_enforced), NO_FN, DST(power_enforced_limit_mw), 0,
       nvml_read_uint, "enforced power limit" },
+    /* P-state and reasons before the clocks: the memory clock is held while they stay */
+    { FL(GS_F_PSTATE), FN(pstate), NO_FN, 0, 0, nvml_read_pstate, "performance state" },
+    { FL(GS_F_THROTTLE), FN(current_reasons), NO_FN, DST(throttle_reasons), 0, nvml_read_ull,
+      "clock event reasons" },
     { FL(GS_F_CLOCK_GRAPHICS), FN(clock), NO_FN, DST(clock_graphics_mhz), NVML_CLOCK_GRAPHICS,
       nvml_read_clock, "graphics clock" },
     { FL(GS_F_CLOCK_SM), FN(clock), NO_FN, DST(clock_sm_mhz), NVML_CLOCK_SM, nvml_read_clock,
@@ -896,9 +914,6 @@ static const struct nvml_reader nvml_readers[] = {
       "memory clock" },
     { FL(GS_F_CLOCK_VIDEO), FN(clock), NO_FN, DST(clock_video_mhz), NVML_CLOCK_VIDEO,
       nvml_read_clock, "video clock" },
-    { FL(GS_F_PSTATE), FN(pstate), NO_FN, 0, 0, nvml_read_pstate, "performance state" },
-    { FL(GS_F_THROTTLE), FN(current_reasons), NO_FN, DST(throttle_reasons), 0, nvml_read_ull,
-      "clock event reasons" },
     { FL(GS_F_PCIE_GEN), FN(pcie_gen), NO_FN, DST(pcie_gen), 0, nvml_read_uint, "PCIe generation" },
     { FL(GS_F_PCIE_WIDTH), FN(pcie_width), NO_FN, DST(pcie_width), 0, nvml_read_uint, "PCIe width" },
     { FL(GS_F_PCIE_TX), FN(pcie_throughput), NO_FN, DST(pcie_tx_kbps), NVML_PCIE_UTIL_TX_BYTES,
@@ -979,13 +994,20 @@ static const struct nvml_span nvml_every[GS_F_COUNT] = {
     [GS_F_RETIRED_DBE] = EVERY_PERIOD(retired_dbe_pages, retired_dbe_pages),
     [GS_F_RETIRED_PENDING] = EVERY_PERIOD(retired_pending, retired_pending),
     [GS_F_REMAP_CORR] = EVERY_PERIOD(remap_corr_rows, remap_failed),
-    [GS_F_PERSISTENCE] = EVERY_PERIOD(persistence_mode, persistence_mode),
-    [GS_F_COMPUTE_MODE] = EVERY_PERIOD(compute_mode, compute_mode),
-    [GS_F_MIG_MODE] = EVERY_PERIOD(mig_mode_current, mig_mode_pending),
-    [GS_F_DISPLAY_ACTIVE] = EVERY_PERIOD(display_active, display_active),
-    [GS_F_DISPLAY_MODE] = EVERY_PERIOD(display_mode, display_mode),
+    /* modes an operator sets: every 6 periods (30 s), at once after an Xid */
+    [GS_F_PERSISTENCE] = EVERY_PERIODS(persistence_mode, persistence_mode, 6),
+    [GS_F_COMPUTE_MODE] = EVERY_PERIODS(compute_mode, compute_mode, 6),
+    [GS_F_MIG_MODE] = EVERY_PERIODS(mig_mode_current, mig_mode_pending, 6),
+    [GS_F_DISPLAY_ACTIVE] = EVERY_PERIODS(display_active, display_active, 6),
+    [GS_F_DISPLAY_MODE] = EVERY_PERIODS(display_mode, display_mode, 6),
     /* one call per link (18 on an H100): every 6 periods (30 s), and at once after an Xid */
     [GS_F_NVLINK_STATE] = EVERY_PERIODS(nvlink_count, nvlink_down_mask, 6),
+    /* The video engines change with load only: while idle (0) once a period, busy every tick. */
+    [GS_F_ENC_UTIL] = HELD_WHILE(enc_util_pct, NVML_HOLD_WHILE_ZERO),
+    [GS_F_DEC_UTIL] = HELD_WHILE(dec_util_pct, NVML_HOLD_WHILE_ZERO),
+    /* The memory clock is set by the P-state (and cut by the slowdowns the reasons name);
+     * locked or offset memory clocks are operator changes, seen within a period. */
+    [GS_F_CLOCK_MEM] = HELD_WHILE(clock_mem_mhz, NVML_HOLD_WHILE_PSTATE),
 };
 
 #define NREADERS (sizeof(nvml_readers) / sizeof(nvml_readers[0]))
@@ -1081,6 +1103,27 @@ static void nvml_sched_end(struct nvml_tick *t, const struct nvml_sched *sc)
     t->d->sched_force = GS_FMASK_NONE;
 }
 
+/* Whether a conditionally held reading (enum nvml_hold) may be held in this tick. */
+static bool nvml_hold_ok(const struct nvml_tick *t, const struct nvml_span *every)
+{
+    const struct nvml_device *d = t->d;
+    const struct gs_sample *s = t->s;
+    uint32_t v;
+
+    switch ((enum nvml_hold)every->hold) {
+    case NVML_HOLD_ALWAYS:
+        return true;
+    case NVML_HOLD_WHILE_ZERO:
+        memcpy(&v, (const char *)&d->sched_cache + every->off, sizeof(v));
+        return v == 0;
+    case NVML_HOLD_WHILE_PSTATE:
+        return s->status[GS_F_PSTATE] == GS_ST_OK && s->status[GS_F_THROTTLE] == GS_ST_OK &&
+               d->hold_pstate_st == GS_ST_OK && d->hold_reasons_st == GS_ST_OK &&
+               s->pstate == d->hold_pstate && s->throttle_reasons == d->hold_reasons;
+    }
+    return false;
+}
+
 /* Hand on a slow-changing reader's last values (fields = its wanted fields)
  * when they are not due; true when it did, so the reader is not called. */
 static bool nvml_sched_reuse(struct nvml_tick *t, const struct nvml_span *every,
@@ -1095,6 +1138,8 @@ static bool nvml_sched_reuse(struct nvml_tick *t, const struct nvml_span *every,
     GS_FMASK_FOREACH(f, fields)
         if (!d->sched_read_ns[f])
             return false;
+    if (!nvml_hold_ok(t, every))
+        return false;
     if (sc->due) {
         /* due every period; a reader of several periods when its oldest value is that old
          * (one period of slack: the due ticks come at the period, not before) */
@@ -1119,6 +1164,12 @@ static void nvml_sched_keep(struct nvml_tick *t, const struct nvml_span *every,
     struct nvml_device *d = t->d;
 
     memcpy((char *)&d->sched_cache + every->off, (const char *)t->s + every->off, every->len);
+    if (every->hold == NVML_HOLD_WHILE_PSTATE) {
+        d->hold_pstate = t->s->pstate;
+        d->hold_pstate_st = t->s->status[GS_F_PSTATE];
+        d->hold_reasons = t->s->throttle_reasons;
+        d->hold_reasons_st = t->s->status[GS_F_THROTTLE];
+    }
     GS_FMASK_FOREACH(f, fields) {
         uint8_t st = t->s->status[f];
         d->sched_cache.status[f] = st;

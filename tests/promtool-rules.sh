@@ -5,7 +5,7 @@
 #      deploy/prometheus/tests/*.yml`
 #   2. Grafana dashboards: valid JSON, a datasource variable every query uses, unique ids
 #   3. every metric name the dashboards and rules query is one gpuscope exports
-#      (a DCGM_FI_* / gpuscope_* name rendered by src/serve/)
+#      (a DCGM_FI_* / gpuscope_* name rendered by src/serve/ or in its tables, src/format/prom_tables.c)
 #   4. Kubernetes manifests: valid YAML with the fields the deployment depends on
 #      (hostPID, read-only host mounts, NVIDIA runtime class, tolerations, limits, securityContext)
 #   5. the systemd unit: `systemd-analyze verify` (on a copy whose ExecStart exists here)
@@ -33,7 +33,7 @@ def bad(msg):
 
 # metric names the exporter renders
 src = ""
-for f in glob.glob(os.path.join(root, "src/serve/*.c")):
+for f in glob.glob(os.path.join(root, "src/serve/*.c")) + [os.path.join(root, "src/format/prom_tables.c")]:
     src += open(f).read()
 exported = set(re.findall(r'"((?:DCGM_FI_|gpuscope_)[A-Za-z0-9_]+)', src))
 # also from rules' own recordings

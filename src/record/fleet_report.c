@@ -34,6 +34,8 @@ struct load {
     struct pool *pool;         /* the query threads' shared state (run_queries) */
     struct gs_frep *r;
     char range[32];            /* the bucket width as a PromQL duration */
+    const char *host;          /* --node, or NULL */
+    char extra[8192];          /* the selection's other matchers (gs_frep_selection), "" for none */
     size_t last_node, last_group; /* rows the previous series went to: a node's GPUs come together */
     char q[QMAX];
 };
@@ -49,13 +51,46 @@ static void over(struct load *l, struct gs_pq *q, const char *agg, const char *b
 
 static void build(struct load *l, struct gs_pq *q, enum rq k)
 {
+    /* a selection's rows are GPUs: memory and temperature by GPU too */
+    const char *by = l->r->per_gpu ? H ", gpu" : H;
+    q->host = l->host;
     switch (k) {
-    case RQ_GPU_UTIL: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_GPU_UTIL", "", "avg_over_time", l->range); break;
-    case RQ_GPU_POWER: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_POWER_USAGE", "", "avg_over_time", l->range); break;
-    case RQ_MEM: over(l, q, "sum", H, "DCGM_FI_DEV_FB_USED", "", ""); break;
-    case RQ_TEMP: over(l, q, "max", H, "DCGM_FI_DEV_GPU_TEMP", "", ""); break;
+    case RQ_GPU_UTIL: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_GPU_UTIL", l->extra, "avg_over_time", l->range); break;
+    case RQ_GPU_POWER: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_POWER_USAGE", l->extra, "avg_over_time", l->range); break;
+    case RQ_MEM: over(l, q, l->r->per_gpu ? "max" : "sum", by, "DCGM_FI_DEV_FB_USED", l->extra, ""); break;
+    case RQ_TEMP: over(l, q, "max", by, "DCGM_FI_DEV_GPU_TEMP", l->extra, ""); break;
     default: break;
     }
+}
+
+int gs_frep_selection(const struct gs_frep_opts *fo, struct gs_pq *q, char *desc, size_t dlen, struct gs_err *err)
+{
+    const struct { const char *v, *label, *what; } part[] = {
+        { fo->node, NULL, "--node" },  { fo->job, "hpc_job", "--job" },
+        { fo->ns, "namespace", "--namespace" }, { fo->pod, "pod", "--pod" },
+    };
+    static const char *const word[] = { "node", "job", "namespace", "pod" };
+    size_t dl = 0;
+    bool first = true;
+    desc[0] = '\0';
+    for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+        if (!part[i].v)
+            continue;
+        int rc = gs_pq_value_check(part[i].what, part[i].v, err);
+        if (rc < 0)
+            return rc;
+        if (dl < dlen) {
+            int n = snprintf(desc + dl, dlen - dl, "%s%s \"%s\"", dl ? " " : "", word[i], part[i].v);
+            dl += n > 0 ? (size_t)n : 0;
+        }
+        if (!part[i].label)
+            continue; /* the node goes in q->host: Hostname, or instance where there is none */
+        if (!first)
+            gs_pq_add(q, ",");
+        first = false;
+        gs_pq_matcher(q, part[i].label, part[i].v);
+    }
+    return q->trunc ? gs_err_set(err, GS_E_USAGE, "the selection is too long for a query") : 0;
 }
 
 static void row_init(struct gs_frep_row *w, const char *name, unsigned nb, bool *fail)
@@ -140,9 +175,14 @@ static void apply(struct load *l, enum rq k, const struct gs_prom_series *s)
 {
     const struct gs_prom_api *api = l->src.api;
     struct gs_frep *r = l->r;
-    const char *h = api->label(s, H);
+    const char *h = api->label(s, H), *gpu = api->label(s, "gpu");
+    char key[300];
     if (!h || !*h)
         return;
+    if (r->per_gpu) {
+        snprintf(key, sizeof(key), "%s:%s", h, gpu ? gpu : "?");
+        h = key;
+    }
     struct gs_frep_row *w = get_row(&r->nodes, &r->nnodes, h, r->nb, l->last_node);
     if (w)
         l->last_node = (size_t)(w - r->nodes);
@@ -191,7 +231,8 @@ static void finish_row(struct gs_frep_row *w, const struct gs_frep *r)
 
 static int row_cmp(const void *a, const void *b)
 {
-    return strcmp(((const struct gs_frep_row *)a)->name, ((const struct gs_frep_row *)b)->name);
+    /* node-a:2 before node-a:10 */
+    return strverscmp(((const struct gs_frep_row *)a)->name, ((const struct gs_frep_row *)b)->name);
 }
 
 /* The range queries run on GS_FREP_WORKERS connections at once (Prometheus
@@ -299,6 +340,13 @@ int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct g
     l->r = r;
     snprintf(r->url, sizeof(r->url), "%s", fo->url);
     snprintf(r->match, sizeof(r->match), "%s", fo->match ? fo->match : "");
+    struct gs_pq xq;
+    gs_pq_init(&xq, l->extra, sizeof(l->extra));
+    rc = gs_frep_selection(fo, &xq, r->sel, sizeof(r->sel), err);
+    if (rc < 0)
+        goto out;
+    l->host = fo->node;
+    r->per_gpu = r->sel[0] != '\0';
     /* buckets: at most GS_FREP_MAX_BUCKETS, each at least two scrapes wide */
     double scrape = l->src.api->scrape_interval_s(l->src.p);
     r->step = fmax(ceil((to - from) / GS_FREP_MAX_BUCKETS), fmax(2 * scrape, 1));
@@ -315,7 +363,11 @@ int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct g
     r->requests = (unsigned)(l->src.api->requests(l->src.p) - r0);
     if (rc == 0)
         rc = run_queries(l, &po, err);
-    if (rc == 0 && r->nnodes == 0) {
+    if (rc == 0 && r->nnodes == 0 && r->per_gpu) {
+        rc = gs_err_set(err, GS_E_NO_DEVICE, "no GPU series of %s at %s%s%s over the range (check the name: "
+                        "'gpuscope top --prometheus %s' lists the nodes; jobs are the hpc_job label, pods the pod "
+                        "label)", r->sel, fo->url, fo->match ? " matching " : "", fo->match ? fo->match : "", fo->url);
+    } else if (rc == 0 && r->nnodes == 0) {
         rc = gs_err_set(err, GS_E_NO_DEVICE, "no GPU series at %s%s%s over the range: neither dcgm-exporter's nor "
                         "gpuscope serve's DCGM_FI_DEV_GPU_UTIL", fo->url, fo->match ? " matching " : "",
                         fo->match ? fo->match : "");
@@ -373,8 +425,9 @@ int gs_fleet_report_run(const struct gs_report_opts *o, const struct gs_frep_opt
     rc = 0;
     if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
         rc = gs_err_set(err, GS_E_IO, "cannot write %s: %s", o->output ? o->output : "stdout", strerror(errno));
-    fprintf(stderr, "report --prometheus: %zu nodes, %u buckets of %.0f s, %u requests, Prometheus %.0f ms, "
-            "total %.0f ms\n", r.nnodes, r.nb, r.step, r.requests, r.query_ms, (gs_clock_mono_s() - t0) * 1e3);
+    fprintf(stderr, "report --prometheus: %zu %s, %u buckets of %.0f s, %u requests, Prometheus %.0f ms, "
+            "total %.0f ms\n", r.nnodes, r.per_gpu ? "GPUs" : "nodes", r.nb, r.step, r.requests, r.query_ms,
+            (gs_clock_mono_s() - t0) * 1e3);
     gs_frep_free(&r);
     return rc;
 }

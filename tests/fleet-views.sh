@@ -9,8 +9,9 @@
 # filter keys (driven in tmux), a node lost after its exporter stops, the
 # start-up errors, and the report's per-node table against PromQL; the
 # report of one node (by Hostname, and the dcgm node by instance) and of one
-# Slurm job (node-a's GPUs 1 and 3 run job 4242: serve's hpc_job label from a
-# dcgm-exporter mapping directory), a selection that matches nothing.
+# Slurm job (node-a's GPUs 1 and 3 run job 4242, GPU 3 job 4243 too: serve's
+# hpc_job label from a dcgm-exporter mapping directory; a GPU with two jobs
+# counts once), a selection that matches nothing.
 # Exit 77 only when prometheus, tmux or python3 is not installed.
 set -u
 . "$(dirname "$0")/serve-test.lib"
@@ -29,7 +30,7 @@ trap fleet_cleanup EXIT
 # 1. three exporters, each on its own scenario and node name; node-a's GPUs 1 and 3 run Slurm job 4242
 mkdir -p "$TMP/jobs-a" "$TMP/jobs-none"
 echo 4242 >"$TMP/jobs-a/1"
-echo 4242 >"$TMP/jobs-a/3"
+printf '4242\n4243\n' >"$TMP/jobs-a/3" # two jobs on GPU 3: two series of it, one GPU
 declare -A PORT SPID
 for spec in a:demo b:thermal c:xid79; do
     h=${spec%%:*}
@@ -199,6 +200,16 @@ grep -q '<tr><td>node-b:1</td>' "$TMP/nb.html" && grep -q 'GPU &times; time' "$T
 rows=$(awk '/^node:GPU /{t=1; next} t && /^$/{exit} t{print $1}' "$TMP/job.txt" | tr '\n' ' ')
 [ "$rows" = "node-a:1 node-a:3 " ] || fail "report --job 4242: rows node-a:1 node-a:3, not '$rows': $(cat "$TMP/job.txt")"
 grep -q '^job/4242 ' "$TMP/job.txt" || fail "report --job: the job's row: $(cat "$TMP/job.txt")"
+"$GS" report --prometheus "$API" --since 2m --job 4243 -f term >"$TMP/job2.txt" 2>&1 || fail "report --job 4243"
+rows=$(awk '/^node:GPU /{t=1; next} t && /^$/{exit} t{print $1}' "$TMP/job2.txt" | tr '\n' ' ')
+[ "$rows" = "node-a:3 " ] || fail "report --job 4243: row node-a:3 alone, not '$rows'"
+# node-a's GPU 3 has a series per job: still one GPU, as many GPU-hours as GPU 0
+"$GS" report --prometheus "$API" --since 2m --node node-a -f term >"$TMP/na.txt" 2>&1 || fail "report --node node-a"
+[ "$(grep -cE '^node-a:[0-7] ' "$TMP/na.txt")" = 8 ] || fail "report --node node-a: 8 GPU rows: $(cat "$TMP/na.txt")"
+h0=$(grep -E '^node-a:0 ' "$TMP/na.txt" | awk '{print $3}')
+grep -E '^node-a:3 ' "$TMP/na.txt" | awk -v h="$h0" '{exit !($2 == 1 && $3 == h)}' ||
+    fail "report --node: node-a:3 (two jobs) one GPU with GPU 0's $h0 GPU-hours: $(grep '^node-a:3 ' "$TMP/na.txt")"
+grep -qE '^job/4243 ' "$TMP/na.txt" || fail "report --node node-a: the jobs on it: $(cat "$TMP/na.txt")"
 
 # 10. selections that match nothing, or cannot be a label value: clear errors, non-zero
 "$GS" report --prometheus "$API" --since 2m --node nosuch -f term >"$TMP/s1.txt" 2>&1 && fail "no-match node exited 0"

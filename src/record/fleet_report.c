@@ -57,7 +57,11 @@ static void build(struct load *l, struct gs_pq *q, enum rq k)
     switch (k) {
     case RQ_GPU_UTIL: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_GPU_UTIL", l->extra, "avg_over_time", l->range); break;
     case RQ_GPU_POWER: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_POWER_USAGE", l->extra, "avg_over_time", l->range); break;
-    case RQ_MEM: over(l, q, l->r->per_gpu ? "max" : "sum", by, "DCGM_FI_DEV_FB_USED", l->extra, ""); break;
+    case RQ_MEM: /* a GPU running two jobs has a series per job: counted once */
+        if (!l->r->per_gpu)
+            gs_pq_add(q, "sum by (" H ") (");
+        over(l, q, "max", H ", gpu", "DCGM_FI_DEV_FB_USED", l->extra, l->r->per_gpu ? "" : ")");
+        break;
     case RQ_TEMP: over(l, q, "max", by, "DCGM_FI_DEV_GPU_TEMP", l->extra, ""); break;
     default: break;
     }
@@ -170,8 +174,10 @@ static void apply_row(struct gs_frep *r, struct gs_frep_row *w, enum rq k, const
     }
 }
 
-/* A series to its node's row and, per GPU, to its namespace's and job's. */
-static void apply(struct load *l, enum rq k, const struct gs_prom_series *s)
+/* A series to its node's row and, per GPU, to its namespace's and job's.
+ * dup: another series of the result is the same GPU (one per job on it, the
+ * same reading): it counts for its job / namespace only. */
+static void apply(struct load *l, enum rq k, const struct gs_prom_series *s, bool dup)
 {
     const struct gs_prom_api *api = l->src.api;
     struct gs_frep *r = l->r;
@@ -183,7 +189,7 @@ static void apply(struct load *l, enum rq k, const struct gs_prom_series *s)
         snprintf(key, sizeof(key), "%s:%s", h, gpu ? gpu : "?");
         h = key;
     }
-    struct gs_frep_row *w = get_row(&r->nodes, &r->nnodes, h, r->nb, l->last_node);
+    struct gs_frep_row *w = dup ? NULL : get_row(&r->nodes, &r->nnodes, h, r->nb, l->last_node);
     if (w)
         l->last_node = (size_t)(w - r->nodes);
     apply_row(r, w, k, s);
@@ -201,6 +207,41 @@ static void apply(struct load *l, enum rq k, const struct gs_prom_series *s)
             l->last_group = (size_t)(w - r->groups);
         apply_row(r, w, k, s);
     }
+}
+
+/* (Hostname, gpu) of series a vs b (qsort_r: ctx is the client) */
+static int gpu_cmp(const void *a, const void *b, void *ctx)
+{
+    const struct gs_prom_api *api = ctx;
+    const struct gs_prom_series *x = *(const struct gs_prom_series *const *)a;
+    const struct gs_prom_series *y = *(const struct gs_prom_series *const *)b;
+    const char *hx = api->label(x, H), *hy = api->label(y, H);
+    int c = strcmp(hx ? hx : "", hy ? hy : "");
+    if (c)
+        return c;
+    const char *gx = api->label(x, "gpu"), *gy = api->label(y, "gpu");
+    return strcmp(gx ? gx : "", gy ? gy : "");
+}
+
+/* Which series of res repeat a GPU seen in an earlier one (NULL when out
+ * of memory: then none is taken for a repeat). */
+static bool *gpu_dups(const struct gs_prom_api *api, const struct gs_prom_result *res)
+{
+    const struct gs_prom_series **v = malloc((res->n + 1) * sizeof(*v));
+    bool *dup = calloc(res->n + 1, sizeof(*dup));
+    if (!v || !dup) {
+        free(v);
+        free(dup);
+        return NULL;
+    }
+    for (size_t i = 0; i < res->n; i++)
+        v[i] = &res->s[i];
+    qsort_r(v, res->n, sizeof(*v), gpu_cmp, (void *)api);
+    for (size_t i = 1; i < res->n; i++)
+        if (api->label(v[i], "gpu") && gpu_cmp(&v[i - 1], &v[i], (void *)api) == 0)
+            dup[v[i] - res->s] = true;
+    free(v);
+    return dup;
 }
 
 static void finish_row(struct gs_frep_row *w, const struct gs_frep *r)
@@ -316,8 +357,10 @@ static int run_queries(struct load *l, const struct gs_prom_opts *po, struct gs_
         rc = gs_err_set(err, GS_E_INTERNAL, "cannot start the report's query threads");
     l->r->query_ms += (gs_clock_mono_s() - t0) * 1e3;
     for (int k = 0; k < RQ_COUNT; k++) {
+        bool *dup = rc == 0 && (k == RQ_GPU_UTIL || k == RQ_GPU_POWER) ? gpu_dups(l->src.api, &pl.res[k]) : NULL;
         for (size_t i = 0; rc == 0 && i < pl.res[k].n; i++)
-            apply(l, (enum rq)k, &pl.res[k].s[i]);
+            apply(l, (enum rq)k, &pl.res[k].s[i], dup && dup[i]);
+        free(dup);
         if (pl.res[k].s)
             l->src.api->result_free(&pl.res[k]);
     }

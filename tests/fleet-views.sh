@@ -7,7 +7,11 @@
 # node (its text exposition, no Hostname label, from a static file server),
 # all on loopback: the node rows, Enter on a node and on a GPU, sort and
 # filter keys (driven in tmux), a node lost after its exporter stops, the
-# start-up errors, and the report's per-node table against PromQL.
+# start-up errors, and the report's per-node table against PromQL; the
+# report of one node (by Hostname, and the dcgm node by instance) and of one
+# Slurm job (node-a's GPUs 1 and 3 run job 4242, GPU 3 job 4243 too: serve's
+# hpc_job label from a dcgm-exporter mapping directory; a GPU with two jobs
+# counts once), a selection that matches nothing.
 # Exit 77 only when prometheus, tmux or python3 is not installed.
 set -u
 . "$(dirname "$0")/serve-test.lib"
@@ -23,12 +27,18 @@ fleet_cleanup() {
 }
 trap fleet_cleanup EXIT
 
-# 1. three exporters, each on its own scenario and node name
+# 1. three exporters, each on its own scenario and node name; node-a's GPUs 1 and 3 run Slurm job 4242
+mkdir -p "$TMP/jobs-a" "$TMP/jobs-none"
+echo 4242 >"$TMP/jobs-a/1"
+printf '4242\n4243\n' >"$TMP/jobs-a/3" # two jobs on GPU 3: two series of it, one GPU
 declare -A PORT SPID
 for spec in a:demo b:thermal c:xid79; do
     h=${spec%%:*}
+    jobs="$TMP/jobs-none"
+    [ "$h" = a ] && jobs="$TMP/jobs-a"
     env GPUSCOPE_NVML_LIB="$ROOT/build/sim/current/libnvidia-ml.so.1" GPUSCOPE_SIM_SCENARIO_DIR="$ROOT/sim/scenarios" \
-        GPUSCOPE_SIM_SCENARIO="${spec#*:}" NODE_NAME="node-$h" "$GS" serve --listen 127.0.0.1:0 2>"$TMP/serve-$h.err" &
+        GPUSCOPE_SIM_SCENARIO="${spec#*:}" NODE_NAME="node-$h" "$GS" serve --listen 127.0.0.1:0 \
+        --hpc-job-mapping-dir "$jobs" 2>"$TMP/serve-$h.err" &
     SPID[$h]=$!
     PIDS+=($!)
 done
@@ -157,4 +167,57 @@ echo "$d" | awk '{h = $3 / $2; e = 71 * h / 1000; exit !($8 > e * 0.9 && $8 < e 
 a_pw=$(query 'sum(avg_over_time(DCGM_FI_DEV_POWER_USAGE{Hostname="node-a"}[90s]))')
 rrow node-a | awk -v p="$a_pw" '{exit !($9 > p * 0.8 && $9 < p * 1.2)}' ||
     fail "report: node-a mean power near PromQL's $a_pw W: $(rrow node-a)"
-echo "PASS: fleet views (top rows, drill-down, sort, filter, lost node, errors, report)"
+
+# 8. one node: its GPUs exactly, per-GPU figures against PromQL
+"$GS" report --prometheus "$API" --since 2m --node node-b -f term >"$TMP/nb.txt" 2>"$TMP/nb.err" ||
+    fail "report --node: $(cat "$TMP/nb.err")"
+grep -q '^GPU report of node "node-b"' "$TMP/nb.txt" || fail "report --node: the title: $(head -1 "$TMP/nb.txt")"
+rows=$(awk '/^node:GPU /{t=1; next} t && /^$/{exit} t{print $1}' "$TMP/nb.txt" | tr '\n' ' ')
+[ "$rows" = "node-b:0 node-b:1 " ] || fail "report --node node-b: rows node-b:0 node-b:1, not '$rows': $(cat "$TMP/nb.txt")"
+grep -q '^1 nodes, 2 GPUs' "$TMP/nb.txt" || fail "report --node: totals: $(cat "$TMP/nb.txt")"
+for g in 0 1; do
+    pw=$(query "avg_over_time(DCGM_FI_DEV_POWER_USAGE{Hostname=\"node-b\",gpu=\"$g\"}[90s])")
+    grep -E "^node-b:$g " "$TMP/nb.txt" | awk -v p="$pw" '{exit !($2 == 1 && $9 > p * 0.8 && $9 < p * 1.2)}' ||
+        fail "report --node: node-b:$g one GPU, mean power near PromQL's $pw W: $(grep "^node-b:$g " "$TMP/nb.txt")"
+    mx=$(query "max_over_time(DCGM_FI_DEV_GPU_TEMP{Hostname=\"node-b\",gpu=\"$g\"}[3m])")
+    grep -E "^node-b:$g " "$TMP/nb.txt" | awk -v m="$mx" '{exit !($11 > 0 && $11 <= m + 0.5)}' ||
+        fail "report --node: node-b:$g peak temperature within PromQL's max $mx: $(grep "^node-b:$g " "$TMP/nb.txt")"
+done
+grep -q 'requests' "$TMP/nb.err" && [ "$(sed -n 's/.*, \([0-9]*\) requests.*/\1/p' "$TMP/nb.err")" = 5 ] ||
+    fail "report --node: the fleet report's 5 requests: $(cat "$TMP/nb.err")"
+# the dcgm node has no Hostname: selected by its instance; its constant values exactly
+"$GS" report --prometheus "$API" --since 2m --node "127.0.0.1:$WPORT" -f term >"$TMP/nd.txt" 2>&1 ||
+    fail "report --node by instance: $(cat "$TMP/nd.txt")"
+grep -E "^127\.0\.0\.1:$WPORT:0 " "$TMP/nd.txt" | awk '{exit !($4 == 40.0 && $9 == 36)}' ||
+    fail "dcgm node GPU 0: 40 %, 35.5 W: $(cat "$TMP/nd.txt")"
+grep -E "^127\.0\.0\.1:$WPORT:1 " "$TMP/nd.txt" | awk '{exit !($4 == 60.0)}' || fail "dcgm node GPU 1: 60 %"
+"$GS" report --prometheus "$API" --since 2m --node node-b -o "$TMP/nb.html" 2>/dev/null || fail "report --node html"
+grep -q '<tr><td>node-b:1</td>' "$TMP/nb.html" && grep -q 'GPU &times; time' "$TMP/nb.html" &&
+    ! grep -q '<tr><td>node-a' "$TMP/nb.html" || fail "report --node html: node-b's GPU rows, GPU x time heatmaps"
+
+# 9. one Slurm job (hpc_job): the node:GPU rows it ran on, and its own group row
+"$GS" report --prometheus "$API" --since 2m --job 4242 -f term >"$TMP/job.txt" 2>&1 || fail "report --job: $(cat "$TMP/job.txt")"
+rows=$(awk '/^node:GPU /{t=1; next} t && /^$/{exit} t{print $1}' "$TMP/job.txt" | tr '\n' ' ')
+[ "$rows" = "node-a:1 node-a:3 " ] || fail "report --job 4242: rows node-a:1 node-a:3, not '$rows': $(cat "$TMP/job.txt")"
+grep -q '^job/4242 ' "$TMP/job.txt" || fail "report --job: the job's row: $(cat "$TMP/job.txt")"
+"$GS" report --prometheus "$API" --since 2m --job 4243 -f term >"$TMP/job2.txt" 2>&1 || fail "report --job 4243"
+rows=$(awk '/^node:GPU /{t=1; next} t && /^$/{exit} t{print $1}' "$TMP/job2.txt" | tr '\n' ' ')
+[ "$rows" = "node-a:3 " ] || fail "report --job 4243: row node-a:3 alone, not '$rows'"
+# node-a's GPU 3 has a series per job: still one GPU, as many GPU-hours as GPU 0
+"$GS" report --prometheus "$API" --since 2m --node node-a -f term >"$TMP/na.txt" 2>&1 || fail "report --node node-a"
+[ "$(grep -cE '^node-a:[0-7] ' "$TMP/na.txt")" = 8 ] || fail "report --node node-a: 8 GPU rows: $(cat "$TMP/na.txt")"
+h0=$(grep -E '^node-a:0 ' "$TMP/na.txt" | awk '{print $3}')
+grep -E '^node-a:3 ' "$TMP/na.txt" | awk -v h="$h0" '{exit !($2 == 1 && $3 == h)}' ||
+    fail "report --node: node-a:3 (two jobs) one GPU with GPU 0's $h0 GPU-hours: $(grep '^node-a:3 ' "$TMP/na.txt")"
+grep -qE '^job/4243 ' "$TMP/na.txt" || fail "report --node node-a: the jobs on it: $(cat "$TMP/na.txt")"
+
+# 10. selections that match nothing, or cannot be a label value: clear errors, non-zero
+"$GS" report --prometheus "$API" --since 2m --node nosuch -f term >"$TMP/s1.txt" 2>&1 && fail "no-match node exited 0"
+grep -q 'no GPU series of node "nosuch"' "$TMP/s1.txt" || fail "no-match: names the selection: $(cat "$TMP/s1.txt")"
+"$GS" report --prometheus "$API" --since 2m --job '4242"} or vector(1) or {a="' -f term >"$TMP/s2.txt" 2>&1 &&
+    fail "a job name with quotes exited 0"
+grep -q 'no GPU series of job' "$TMP/s2.txt" || fail "quotes in --job stay in the label value: $(cat "$TMP/s2.txt")"
+"$GS" report --prometheus "$API" --pod "$(printf 'a\nb')" >"$TMP/s3.txt" 2>&1; [ $? = 2 ] ||
+    fail "--pod with a newline: usage error: $(cat "$TMP/s3.txt")"
+"$GS" report --node node-a >"$TMP/s4.txt" 2>&1; [ $? = 2 ] || fail "--node without --prometheus: usage error"
+echo "PASS: fleet views (top rows, drill-down, sort, filter, lost node, errors, report, node/job report)"

@@ -24,14 +24,20 @@ static void report_usage(FILE *out)
         "  --pid PID            one process (per-process chart)\n"
         "  -f, --format FMT     html (default), term, csv, json (NDJSON)\n"
         "  -o, --output FILE    write there instead of stdout\n"
-        "  --job ID             an HPC job's GPU summary (gpuscope slurm prolog/epilog; -f json: as JSON)\n"
+        "  --job ID             an HPC job's GPU summary from this machine's history (gpuscope slurm\n"
+        "                       prolog/epilog; -f json: as JSON); with --prometheus: the fleet's job (below)\n"
         "  --user NAME          jobs of NAME in the range (--since, default 24h): GPU-hours, idle GPU-hours,\n"
         "                       energy per job and in all (--user all: every user; -f json: NDJSON)\n\n"
         "The fleet over the range, from Prometheus (docs/FLEET.md): per-node table, node x time\n"
         "heatmaps, idle GPU-hours and energy per node and per namespace/job (html or term):\n"
         "  --prometheus URL     the Prometheus that scrapes gpuscope serve or dcgm-exporter\n"
         "  --match SELECTOR     only these series, e.g. '{cluster=\"a\"}'\n"
-        "  --prometheus-config FILE  basic auth, bearer token, TLS (Prometheus' http_config YAML)\n");
+        "  --prometheus-config FILE  basic auth, bearer token, TLS (Prometheus' http_config YAML)\n"
+        "One node, job or pod of the fleet instead (per-GPU table, GPU x time heatmaps; may be combined):\n"
+        "  --node HOST          its Hostname label (or instance, where the exporter sets no Hostname)\n"
+        "  --job ID             with --prometheus: the GPUs of Slurm job ID (the hpc_job label), not the\n"
+        "                       record database's accounting\n"
+        "  --pod NAME, --namespace NS  the GPUs of a Kubernetes pod / namespace (pod, namespace labels)\n");
 }
 
 /* --job / --user: the HPC job accounting (record/jobsum.c), in text or JSON. */
@@ -61,12 +67,13 @@ static int report_jobs(const struct gs_report_opts *o, const char *job, const ch
 
 int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
 {
-    enum { O_DB = 256, O_SINCE, O_FROM, O_TO, O_PID, O_JOB, O_USER, O_PROM, O_MATCH, O_PROMCFG };
+    enum { O_DB = 256, O_SINCE, O_FROM, O_TO, O_PID, O_JOB, O_USER, O_PROM, O_MATCH, O_PROMCFG, O_NODE, O_POD, O_NS };
     static const struct option lo[] = {
         { "db", 1, NULL, O_DB }, { "since", 1, NULL, O_SINCE }, { "from", 1, NULL, O_FROM }, { "to", 1, NULL, O_TO },
         { "id", 1, NULL, 'i' }, { "pid", 1, NULL, O_PID }, { "format", 1, NULL, 'f' }, { "output", 1, NULL, 'o' },
         { "job", 1, NULL, O_JOB }, { "user", 1, NULL, O_USER }, { "help", 0, NULL, 'h' },
         { "prometheus", 1, NULL, O_PROM }, { "match", 1, NULL, O_MATCH }, { "prometheus-config", 1, NULL, O_PROMCFG },
+        { "node", 1, NULL, O_NODE }, { "pod", 1, NULL, O_POD }, { "namespace", 1, NULL, O_NS },
         { NULL, 0, NULL, 0 },
     };
     const char *job = NULL, *user = NULL;
@@ -107,6 +114,9 @@ int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         case O_PROM: fo.url = optarg; break;
         case O_MATCH: fo.match = optarg; break;
         case O_PROMCFG: fo.config = optarg; break;
+        case O_NODE: fo.node = optarg; break;
+        case O_POD: fo.pod = optarg; break;
+        case O_NS: fo.ns = optarg; break;
         case 'h': report_usage(stdout); return GS_EXIT_OK;
         default: report_usage(stderr); return GS_EXIT_USAGE;
         }
@@ -132,8 +142,9 @@ int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         return GS_EXIT_USAGE;
     }
     struct gs_err err = { 0 };
-    if (!fo.url && (fo.match || fo.config)) {
-        fprintf(stderr, "gpuscope report: --match and --prometheus-config go with --prometheus URL\n");
+    if (!fo.url && (fo.match || fo.config || fo.node || fo.pod || fo.ns)) {
+        fprintf(stderr, "gpuscope report: --match, --prometheus-config, --node, --pod and --namespace go with "
+                "--prometheus URL\n");
         return GS_EXIT_USAGE;
     }
     if (fo.url && (o.format == GS_REPORT_CSV || o.format == GS_REPORT_JSON || o.db || o.gpu_index >= 0 || o.pid)) {
@@ -141,11 +152,24 @@ int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
                 "history\n");
         return GS_EXIT_USAGE;
     }
-    if (job || user) {
-        if (fo.url) {
-            fprintf(stderr, "gpuscope report: --job and --user read this machine's history, not --prometheus\n");
-            return GS_EXIT_USAGE;
+    if (fo.url && user) {
+        fprintf(stderr, "gpuscope report: --user reads this machine's history, not --prometheus\n");
+        return GS_EXIT_USAGE;
+    }
+    if (fo.url) {
+        fo.job = job; /* the fleet's Slurm job: the hpc_job label */
+        const char *const v[][2] = { { "--node", fo.node }, { "--job", fo.job }, { "--pod", fo.pod },
+                                     { "--namespace", fo.ns } };
+        for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+            if (v[i][1] && (!*v[i][1] || gs_pq_value_check(v[i][0], v[i][1], &err) < 0)) {
+                if (!*v[i][1])
+                    fprintf(stderr, "gpuscope report: %s wants a name\n", v[i][0]);
+                else
+                    gs_err_print(&err);
+                return GS_EXIT_USAGE;
+            }
         }
+    } else if (job || user) {
         return report_jobs(&o, job, user);
     }
     if (fo.url ? gs_fleet_report_run(&o, &fo, &err) < 0 : gs_report_run(&o, &err) < 0) {

@@ -17,6 +17,7 @@ void gs_pq_init(struct gs_pq *q, char *buf, size_t cap)
     q->len = 0;
     q->trunc = cap == 0;
     q->named = false;
+    q->host = NULL;
     if (cap)
         buf[0] = '\0';
 }
@@ -51,24 +52,69 @@ void gs_pq_str(struct gs_pq *q, const char *s)
     gs_pq_add(q, "\"");
 }
 
-/* metric{match,extra,Hostname<op>""}, each part only when not empty */
-static void sel_one(struct gs_pq *q, const char *match, const char *metric, const char *extra,
-                    const char *host_op)
+void gs_pq_matcher(struct gs_pq *q, const char *label, const char *value)
 {
+    gs_pq_add(q, "%s=", label);
+    gs_pq_str(q, value);
+}
+
+int gs_pq_value_check(const char *what, const char *v, struct gs_err *err)
+{
+    size_t n = strnlen(v, GS_PQ_VALUE_MAX + 1);
+    if (n > GS_PQ_VALUE_MAX)
+        return gs_err_set(err, GS_E_USAGE, "%s is over %d bytes: no label value is that long", what,
+                          GS_PQ_VALUE_MAX);
+    if (memchr(v, '\n', n) || memchr(v, '\r', n))
+        return gs_err_set(err, GS_E_USAGE, "%s holds a line break: no label value does", what);
+    return 0;
+}
+
+/* a comma between matchers: before each but the first */
+static void sep(struct gs_pq *q, bool *first)
+{
+    if (!*first)
+        gs_pq_add(q, ",");
+    *first = false;
+}
+
+/* metric{match,extra,<host matchers>}, each part only when not empty; how
+ * names the branch: 0 q->named (Hostname=host when a host is set), 1 the
+ * series with a Hostname, 2 those without (named by instance) */
+static void sel_one(struct gs_pq *q, const char *match, const char *metric, const char *extra, int how)
+{
+    bool first = true;
     gs_pq_add(q, "%s{", metric);
-    if (match && *match)
-        gs_pq_add(q, "%s,", match);
-    if (extra && *extra)
-        gs_pq_add(q, "%s,", extra);
-    gs_pq_add(q, GS_FLEET_HOST_LABEL "%s\"\"}", host_op);
+    if (match && *match) {
+        sep(q, &first);
+        gs_pq_add(q, "%s", match);
+    }
+    if (extra && *extra) {
+        sep(q, &first);
+        gs_pq_add(q, "%s", extra);
+    }
+    if (how == 1 || (how == 0 && q->host)) {
+        sep(q, &first);
+        if (q->host)
+            gs_pq_matcher(q, GS_FLEET_HOST_LABEL, q->host);
+        else
+            gs_pq_add(q, GS_FLEET_HOST_LABEL "!=\"\"");
+    } else if (how == 2) {
+        sep(q, &first);
+        gs_pq_add(q, GS_FLEET_HOST_LABEL "=\"\"");
+        if (q->host) {
+            gs_pq_add(q, ",");
+            gs_pq_matcher(q, "instance", q->host);
+        }
+    }
+    gs_pq_add(q, "}");
 }
 
 static void sel_fn(struct gs_pq *q, const char *match, const char *metric, const char *extra,
-                   const char *fn, const char *range, const char *host_op)
+                   const char *fn, const char *range, int how)
 {
     if (fn)
         gs_pq_add(q, "%s(", fn);
-    sel_one(q, match, metric, extra, host_op);
+    sel_one(q, match, metric, extra, how);
     if (fn)
         gs_pq_add(q, "[%s])", range);
 }
@@ -77,18 +123,13 @@ void gs_pq_sel(struct gs_pq *q, const char *match, const char *metric, const cha
                const char *fn, const char *range)
 {
     if (q->named) {
-        if (fn)
-            gs_pq_add(q, "%s(", fn);
-        gs_pq_add(q, "%s{%s%s%s}", metric, match ? match : "", match && *match && extra && *extra ? "," : "",
-                  extra ? extra : "");
-        if (fn)
-            gs_pq_add(q, "[%s])", range);
+        sel_fn(q, match, metric, extra, fn, range, 0);
         return;
     }
     gs_pq_add(q, "(");
-    sel_fn(q, match, metric, extra, fn, range, "!=");
+    sel_fn(q, match, metric, extra, fn, range, 1);
     gs_pq_add(q, " or label_replace(");
-    sel_fn(q, match, metric, extra, fn, range, "=");
+    sel_fn(q, match, metric, extra, fn, range, 2);
     gs_pq_add(q, ",\"" GS_FLEET_HOST_LABEL "\",\"$1\",\"instance\",\"(.*)\"))");
 }
 
@@ -99,7 +140,10 @@ void gs_pq_hosts(struct gs_pq *q, const char *match, const char *host)
 {
     gs_pq_add(q, "group by (instance, job, " GS_FLEET_HOST_LABEL ") (");
     if (!host) {
+        const char *h = q->host;
+        q->host = NULL;
         gs_pq_sel(q, match, "", GPU_NAMES, NULL, NULL);
+        q->host = h;
     } else {
         gs_pq_add(q, "{" GPU_NAMES "%s%s," GS_FLEET_HOST_LABEL "=", match && *match ? "," : "", match ? match : "");
         gs_pq_str(q, host);

@@ -31,6 +31,8 @@ struct gs_pq {
     bool trunc;
     bool named;    /* every GPU series has a Hostname (gs_fleet_src_probe): plain selectors,
                     * without the label_replace() from instance (which doubles the work) */
+    const char *host; /* gs_pq_sel: only this node's series (Hostname, or instance where the
+                       * exporter set none); NULL: every node. Escaped when written. */
 };
 
 void gs_pq_init(struct gs_pq *q, char *buf, size_t cap);
@@ -38,12 +40,24 @@ void gs_pq_add(struct gs_pq *q, const char *fmt, ...) __attribute__((format(prin
 /* A PromQL string literal (double quotes, with \\ \" \n escaped) of s. */
 void gs_pq_str(struct gs_pq *q, const char *s);
 
+/* The matcher label="value" with value a PromQL string literal (gs_pq_str):
+ * a label value from the command line is never pasted into PromQL raw. */
+void gs_pq_matcher(struct gs_pq *q, const char *label, const char *value);
+
+/* Whether a label value from the command line (what names --node, --job,
+ * --pod) may go into a query: -GS_E_USAGE naming `what` when it holds a
+ * newline or is over GS_PQ_VALUE_MAX bytes, else 0. */
+#define GS_PQ_VALUE_MAX 1024
+int gs_pq_value_check(const char *what, const char *v, struct gs_err *err);
+
 /* The selector of `metric` with the matchers `match` (the inside of the
  * --match braces, "" for none) and `extra` (more matchers, "" for none),
  * wrapped as fn(SEL[range]) when fn is not NULL (range like "1h"), and with
  * the node name in Hostname:
  *   (fn(metric{match,extra,Hostname!=""}[range])
- *    or label_replace(fn(metric{match,extra,Hostname=""}[range]),"Hostname","$1","instance","(.*)")) */
+ *    or label_replace(fn(metric{match,extra,Hostname=""}[range]),"Hostname","$1","instance","(.*)"))
+ * With q->host set, Hostname="host" in the first and Hostname="",instance="host"
+ * in the second (q->named: Hostname="host" alone). */
 void gs_pq_sel(struct gs_pq *q, const char *match, const char *metric, const char *extra,
                const char *fn, const char *range);
 

@@ -34,6 +34,8 @@ struct load {
     struct pool *pool;         /* the query threads' shared state (run_queries) */
     struct gs_frep *r;
     char range[32];            /* the bucket width as a PromQL duration */
+    const char *host;          /* --node, or NULL */
+    char extra[8192];          /* the selection's other matchers (gs_frep_selection), "" for none */
     size_t last_node, last_group; /* rows the previous series went to: a node's GPUs come together */
     char q[QMAX];
 };
@@ -49,13 +51,50 @@ static void over(struct load *l, struct gs_pq *q, const char *agg, const char *b
 
 static void build(struct load *l, struct gs_pq *q, enum rq k)
 {
+    /* a selection's rows are GPUs: memory and temperature by GPU too */
+    const char *by = l->r->per_gpu ? H ", gpu" : H;
+    q->host = l->host;
     switch (k) {
-    case RQ_GPU_UTIL: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_GPU_UTIL", "", "avg_over_time", l->range); break;
-    case RQ_GPU_POWER: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_POWER_USAGE", "", "avg_over_time", l->range); break;
-    case RQ_MEM: over(l, q, "sum", H, "DCGM_FI_DEV_FB_USED", "", ""); break;
-    case RQ_TEMP: over(l, q, "max", H, "DCGM_FI_DEV_GPU_TEMP", "", ""); break;
+    case RQ_GPU_UTIL: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_GPU_UTIL", l->extra, "avg_over_time", l->range); break;
+    case RQ_GPU_POWER: gs_pq_sel(q, l->src.match, "DCGM_FI_DEV_POWER_USAGE", l->extra, "avg_over_time", l->range); break;
+    case RQ_MEM: /* a GPU running two jobs has a series per job: counted once */
+        if (!l->r->per_gpu)
+            gs_pq_add(q, "sum by (" H ") (");
+        over(l, q, "max", H ", gpu", "DCGM_FI_DEV_FB_USED", l->extra, l->r->per_gpu ? "" : ")");
+        break;
+    case RQ_TEMP: over(l, q, "max", by, "DCGM_FI_DEV_GPU_TEMP", l->extra, ""); break;
     default: break;
     }
+}
+
+int gs_frep_selection(const struct gs_frep_opts *fo, struct gs_pq *q, char *desc, size_t dlen, struct gs_err *err)
+{
+    const struct { const char *v, *label, *what; } part[] = {
+        { fo->node, NULL, "--node" },  { fo->job, "hpc_job", "--job" },
+        { fo->ns, "namespace", "--namespace" }, { fo->pod, "pod", "--pod" },
+    };
+    static const char *const word[] = { "node", "job", "namespace", "pod" };
+    size_t dl = 0;
+    bool first = true;
+    desc[0] = '\0';
+    for (size_t i = 0; i < sizeof(part) / sizeof(part[0]); i++) {
+        if (!part[i].v)
+            continue;
+        int rc = gs_pq_value_check(part[i].what, part[i].v, err);
+        if (rc < 0)
+            return rc;
+        if (dl < dlen) {
+            int n = snprintf(desc + dl, dlen - dl, "%s%s \"%s\"", dl ? " " : "", word[i], part[i].v);
+            dl += n > 0 ? (size_t)n : 0;
+        }
+        if (!part[i].label)
+            continue; /* the node goes in q->host: Hostname, or instance where there is none */
+        if (!first)
+            gs_pq_add(q, ",");
+        first = false;
+        gs_pq_matcher(q, part[i].label, part[i].v);
+    }
+    return q->trunc ? gs_err_set(err, GS_E_USAGE, "the selection is too long for a query") : 0;
 }
 
 static void row_init(struct gs_frep_row *w, const char *name, unsigned nb, bool *fail)
@@ -135,15 +174,22 @@ static void apply_row(struct gs_frep *r, struct gs_frep_row *w, enum rq k, const
     }
 }
 
-/* A series to its node's row and, per GPU, to its namespace's and job's. */
-static void apply(struct load *l, enum rq k, const struct gs_prom_series *s)
+/* A series to its node's row and, per GPU, to its namespace's and job's.
+ * dup: another series of the result is the same GPU (one per job on it, the
+ * same reading): it counts for its job / namespace only. */
+static void apply(struct load *l, enum rq k, const struct gs_prom_series *s, bool dup)
 {
     const struct gs_prom_api *api = l->src.api;
     struct gs_frep *r = l->r;
-    const char *h = api->label(s, H);
+    const char *h = api->label(s, H), *gpu = api->label(s, "gpu");
+    char key[300];
     if (!h || !*h)
         return;
-    struct gs_frep_row *w = get_row(&r->nodes, &r->nnodes, h, r->nb, l->last_node);
+    if (r->per_gpu) {
+        snprintf(key, sizeof(key), "%s:%s", h, gpu ? gpu : "?");
+        h = key;
+    }
+    struct gs_frep_row *w = dup ? NULL : get_row(&r->nodes, &r->nnodes, h, r->nb, l->last_node);
     if (w)
         l->last_node = (size_t)(w - r->nodes);
     apply_row(r, w, k, s);
@@ -161,6 +207,41 @@ static void apply(struct load *l, enum rq k, const struct gs_prom_series *s)
             l->last_group = (size_t)(w - r->groups);
         apply_row(r, w, k, s);
     }
+}
+
+/* (Hostname, gpu) of series a vs b (qsort_r: ctx is the client) */
+static int gpu_cmp(const void *a, const void *b, void *ctx)
+{
+    const struct gs_prom_api *api = ctx;
+    const struct gs_prom_series *x = *(const struct gs_prom_series *const *)a;
+    const struct gs_prom_series *y = *(const struct gs_prom_series *const *)b;
+    const char *hx = api->label(x, H), *hy = api->label(y, H);
+    int c = strcmp(hx ? hx : "", hy ? hy : "");
+    if (c)
+        return c;
+    const char *gx = api->label(x, "gpu"), *gy = api->label(y, "gpu");
+    return strcmp(gx ? gx : "", gy ? gy : "");
+}
+
+/* Which series of res repeat a GPU seen in an earlier one (NULL when out
+ * of memory: then none is taken for a repeat). */
+static bool *gpu_dups(const struct gs_prom_api *api, const struct gs_prom_result *res)
+{
+    const struct gs_prom_series **v = malloc((res->n + 1) * sizeof(*v));
+    bool *dup = calloc(res->n + 1, sizeof(*dup));
+    if (!v || !dup) {
+        free(v);
+        free(dup);
+        return NULL;
+    }
+    for (size_t i = 0; i < res->n; i++)
+        v[i] = &res->s[i];
+    qsort_r(v, res->n, sizeof(*v), gpu_cmp, (void *)api);
+    for (size_t i = 1; i < res->n; i++)
+        if (api->label(v[i], "gpu") && gpu_cmp(&v[i - 1], &v[i], (void *)api) == 0)
+            dup[v[i] - res->s] = true;
+    free(v);
+    return dup;
 }
 
 static void finish_row(struct gs_frep_row *w, const struct gs_frep *r)
@@ -191,7 +272,8 @@ static void finish_row(struct gs_frep_row *w, const struct gs_frep *r)
 
 static int row_cmp(const void *a, const void *b)
 {
-    return strcmp(((const struct gs_frep_row *)a)->name, ((const struct gs_frep_row *)b)->name);
+    /* node-a:2 before node-a:10 */
+    return strverscmp(((const struct gs_frep_row *)a)->name, ((const struct gs_frep_row *)b)->name);
 }
 
 /* The range queries run on GS_FREP_WORKERS connections at once (Prometheus
@@ -275,8 +357,10 @@ static int run_queries(struct load *l, const struct gs_prom_opts *po, struct gs_
         rc = gs_err_set(err, GS_E_INTERNAL, "cannot start the report's query threads");
     l->r->query_ms += (gs_clock_mono_s() - t0) * 1e3;
     for (int k = 0; k < RQ_COUNT; k++) {
+        bool *dup = rc == 0 && (k == RQ_GPU_UTIL || k == RQ_GPU_POWER) ? gpu_dups(l->src.api, &pl.res[k]) : NULL;
         for (size_t i = 0; rc == 0 && i < pl.res[k].n; i++)
-            apply(l, (enum rq)k, &pl.res[k].s[i]);
+            apply(l, (enum rq)k, &pl.res[k].s[i], dup && dup[i]);
+        free(dup);
         if (pl.res[k].s)
             l->src.api->result_free(&pl.res[k]);
     }
@@ -299,6 +383,13 @@ int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct g
     l->r = r;
     snprintf(r->url, sizeof(r->url), "%s", fo->url);
     snprintf(r->match, sizeof(r->match), "%s", fo->match ? fo->match : "");
+    struct gs_pq xq;
+    gs_pq_init(&xq, l->extra, sizeof(l->extra));
+    rc = gs_frep_selection(fo, &xq, r->sel, sizeof(r->sel), err);
+    if (rc < 0)
+        goto out;
+    l->host = fo->node;
+    r->per_gpu = r->sel[0] != '\0';
     /* buckets: at most GS_FREP_MAX_BUCKETS, each at least two scrapes wide */
     double scrape = l->src.api->scrape_interval_s(l->src.p);
     r->step = fmax(ceil((to - from) / GS_FREP_MAX_BUCKETS), fmax(2 * scrape, 1));
@@ -315,7 +406,11 @@ int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct g
     r->requests = (unsigned)(l->src.api->requests(l->src.p) - r0);
     if (rc == 0)
         rc = run_queries(l, &po, err);
-    if (rc == 0 && r->nnodes == 0) {
+    if (rc == 0 && r->nnodes == 0 && r->per_gpu) {
+        rc = gs_err_set(err, GS_E_NO_DEVICE, "no GPU series of %s at %s%s%s over the range (check the name: "
+                        "'gpuscope top --prometheus %s' lists the nodes; jobs are the hpc_job label, pods the pod "
+                        "label)", r->sel, fo->url, fo->match ? " matching " : "", fo->match ? fo->match : "", fo->url);
+    } else if (rc == 0 && r->nnodes == 0) {
         rc = gs_err_set(err, GS_E_NO_DEVICE, "no GPU series at %s%s%s over the range: neither dcgm-exporter's nor "
                         "gpuscope serve's DCGM_FI_DEV_GPU_UTIL", fo->url, fo->match ? " matching " : "",
                         fo->match ? fo->match : "");
@@ -373,8 +468,9 @@ int gs_fleet_report_run(const struct gs_report_opts *o, const struct gs_frep_opt
     rc = 0;
     if (out != stdout ? fclose(out) != 0 : fflush(out) != 0)
         rc = gs_err_set(err, GS_E_IO, "cannot write %s: %s", o->output ? o->output : "stdout", strerror(errno));
-    fprintf(stderr, "report --prometheus: %zu nodes, %u buckets of %.0f s, %u requests, Prometheus %.0f ms, "
-            "total %.0f ms\n", r.nnodes, r.nb, r.step, r.requests, r.query_ms, (gs_clock_mono_s() - t0) * 1e3);
+    fprintf(stderr, "report --prometheus: %zu %s, %u buckets of %.0f s, %u requests, Prometheus %.0f ms, "
+            "total %.0f ms\n", r.nnodes, r.per_gpu ? "GPUs" : "nodes", r.nb, r.step, r.requests, r.query_ms,
+            (gs_clock_mono_s() - t0) * 1e3);
     gs_frep_free(&r);
     return rc;
 }

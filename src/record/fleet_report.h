@@ -4,7 +4,9 @@
  * range from range queries (docs/FLEET.md). fleet_report.c reads it
  * (a fixed set of queries: per GPU for utilization and power, summed here
  * by node and by pod namespace / Slurm job), fleet_report_out.c writes HTML
- * or terminal text.
+ * or terminal text. With a selection (--node, --job, --pod/--namespace:
+ * matchers merged into every selector) the rows are that selection's GPUs
+ * (node:GPU) and the heatmaps GPU x time; the queries stay the same four.
  */
 #ifndef GS_RECORD_FLEET_REPORT_H
 #define GS_RECORD_FLEET_REPORT_H
@@ -38,11 +40,20 @@ struct gs_frep {
     double query_ms;          /* Prometheus' part (the HTTP requests' wall time) */
     double total_ms;          /* end to end, filled by the caller */
     char url[512], match[256];
+    bool per_gpu;             /* a selection: rows (nodes[]) are GPUs, named "node:gpu" */
+    char sel[2200];           /* what was selected, e.g. node "a" job "7" (printed; "" for the fleet) */
 };
 
 struct gs_frep_opts {
     const char *url, *config, *match;
+    /* the selection, each NULL for none: Hostname (or instance), hpc_job, pod, namespace */
+    const char *node, *job, *pod, *ns;
 };
+
+/* The matchers of the selection's labels other than the node, as PromQL
+ * (`hpc_job="7",namespace="a",pod="b"`, values escaped) into q, and its
+ * description into desc. Checks each value (gs_pq_value_check). */
+int gs_frep_selection(const struct gs_frep_opts *fo, struct gs_pq *q, char *desc, size_t dlen, struct gs_err *err);
 
 int gs_frep_load(const struct gs_frep_opts *fo, double from, double to, struct gs_frep *r, struct gs_err *err);
 void gs_frep_free(struct gs_frep *r);

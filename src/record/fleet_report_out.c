@@ -78,6 +78,20 @@ static struct totals fleet_totals(const struct gs_frep *r)
     return t;
 }
 
+/* The nodes: rows, or with a selection the distinct node parts of the
+ * "node:gpu" rows (sorted, so a node's GPUs are together). */
+static size_t node_count(const struct gs_frep *r)
+{
+    size_t n = 0;
+    for (size_t i = 0; r->per_gpu && i < r->nnodes; i++) {
+        const char *a = r->nodes[i].name, *ca = strrchr(a, ':');
+        const char *b = i ? r->nodes[i - 1].name : NULL, *cb = b ? strrchr(b, ':') : NULL;
+        size_t la = ca ? (size_t)(ca - a) : strlen(a), lb = cb ? (size_t)(cb - b) : (b ? strlen(b) : 0);
+        n += !b || la != lb || memcmp(a, b, la);
+    }
+    return r->per_gpu ? n : r->nnodes;
+}
+
 /* ---- HTML ------------------------------------------------------------------ */
 
 static void html_head(FILE *out, const struct gs_frep *r)
@@ -91,7 +105,13 @@ static void html_head(FILE *out, const struct gs_frep *r)
           "text-align:right}td:first-child,th:first-child{text-align:left}th{cursor:pointer;background:#f3f3f3}"
           ".tot span{display:inline-block;margin-right:2em}.tot b{font-size:1.3em}canvas{border:1px solid #ccc}"
           ".note{color:#666;font-size:12px}</style></head><body>\n", out);
-    fputs("<h1>GPU fleet report</h1>\n<p>", out);
+    if (r->per_gpu) {
+        fputs("<h1>GPU report: ", out);
+        esc(out, r->sel);
+        fputs("</h1>\n<p>", out);
+    } else {
+        fputs("<h1>GPU fleet report</h1>\n<p>", out);
+    }
     esc(out, r->url);
     if (r->match[0]) {
         fputs(" <code>", out);
@@ -108,15 +128,16 @@ static void html_totals(FILE *out, const struct gs_frep *r)
     fprintf(out, "<p class=\"tot\"><span>nodes <b>%zu</b></span><span>GPUs <b>%.0f</b></span>"
             "<span>GPU-hours <b>%.1f</b></span><span>idle GPU-hours <b>%.1f</b> (%.0f %%)</span>"
             "<span>energy <b>%.2f kWh</b></span><span>mean utilization <b>%.0f %%</b></span></p>\n",
-            r->nnodes, t.gpus, t.gpu_h, t.idle_h, t.gpu_h > 0 ? 100 * t.idle_h / t.gpu_h : 0, t.kwh,
+            node_count(r), t.gpus, t.gpu_h, t.idle_h, t.gpu_h > 0 ? 100 * t.idle_h / t.gpu_h : 0, t.kwh,
             isnan(t.util) ? 0 : t.util);
 }
 
-static void html_row_table(FILE *out, const char *id, const struct gs_frep_row *v, size_t n, bool nodes)
+static void html_row_table(FILE *out, const char *id, const struct gs_frep_row *v, size_t n, bool nodes,
+                           bool per_gpu)
 {
     fprintf(out, "<table id=\"%s\"><thead><tr><th>%s</th><th>GPUs</th><th>GPU-hours</th><th>mean util %%</th>"
             "<th>peak util %%</th><th>idle GPU-hours</th><th>idle %%</th><th>energy kWh</th><th>mean power W</th>%s"
-            "</tr></thead><tbody>\n", id, nodes ? "node" : "namespace / job",
+            "</tr></thead><tbody>\n", id, !nodes ? "namespace / job" : per_gpu ? "node:GPU" : "node",
             nodes ? "<th>peak memory GiB</th><th>peak temp &deg;C</th>" : "");
     for (size_t i = 0; i < n; i++) {
         const struct gs_frep_row *w = &v[i];
@@ -196,14 +217,16 @@ void gs_frep_html(FILE *out, const struct gs_frep *r)
 {
     html_head(out, r);
     html_totals(out, r);
-    fputs("<h2>Utilization, node &times; time</h2><canvas id=\"hu\"></canvas><p class=\"note\" id=\"hu-scale\">"
-          "</p>\n<h2>Power, node &times; time</h2><canvas id=\"hp\"></canvas><p class=\"note\" id=\"hp-scale\"></p>\n"
-          "<h2>Nodes</h2>\n<p class=\"note\">Idle: a GPU's mean utilization under 1 % over a bucket. Energy: the mean "
-          "power of each bucket times its width. Click a heading to sort.</p>\n", out);
-    html_row_table(out, "nodes", r->nodes, r->nnodes, true);
+    const char *rows = r->per_gpu ? "GPU" : "node";
+    fprintf(out, "<h2>Utilization, %s &times; time</h2><canvas id=\"hu\"></canvas><p class=\"note\" id=\"hu-scale\">"
+            "</p>\n<h2>Power, %s &times; time</h2><canvas id=\"hp\"></canvas><p class=\"note\" id=\"hp-scale\"></p>\n"
+            "<h2>%s</h2>\n<p class=\"note\">Idle: a GPU's mean utilization under 1 %% over a bucket. Energy: the mean "
+            "power of each bucket times its width. Click a heading to sort.</p>\n", rows, rows,
+            r->per_gpu ? "GPUs" : "Nodes");
+    html_row_table(out, "nodes", r->nodes, r->nnodes, true, r->per_gpu);
     fputs("<h2>Namespaces and jobs</h2>\n", out);
     if (r->ngroups)
-        html_row_table(out, "groups", r->groups, r->ngroups, false);
+        html_row_table(out, "groups", r->groups, r->ngroups, false, r->per_gpu);
     else
         fputs("<p class=\"note\">No GPU series carry a <code>namespace</code> (Kubernetes pod) or "
               "<code>hpc_job</code> (Slurm) label in this range.</p>\n", out);
@@ -225,10 +248,10 @@ static void term_num(FILE *out, double v, int w, int dec)
         fprintf(out, " %*.*f", w, dec, v);
 }
 
-static void term_rows(FILE *out, const struct gs_frep_row *v, size_t n, const char *title)
+static void term_rows(FILE *out, const struct gs_frep_row *v, size_t n, const char *title, bool nodes)
 {
-    fprintf(out, "%-28s %5s %9s %6s %6s %9s %6s %9s %7s\n", title, "GPUs", "GPU-h", "util%", "peak%", "idle GPU-h",
-            "idle%", "kWh", "mean W");
+    fprintf(out, "%-28s %5s %9s %6s %6s %9s %6s %9s %7s%s\n", title, "GPUs", "GPU-h", "util%", "peak%", "idle GPU-h",
+            "idle%", "kWh", "mean W", nodes ? " peakGiB peakC" : "");
     for (size_t i = 0; i < n; i++) {
         const struct gs_frep_row *w = &v[i];
         fprintf(out, "%-28.28s", w->name);
@@ -240,6 +263,10 @@ static void term_rows(FILE *out, const struct gs_frep_row *v, size_t n, const ch
         term_num(out, w->gpu_h > 0 ? 100 * w->idle_gpu_h / w->gpu_h : NAN, 6, 0);
         term_num(out, w->energy_kwh, 9, -1);
         term_num(out, w->power_mean_w, 7, 0);
+        if (nodes) {
+            term_num(out, w->mem_peak_gib, 7, 1);
+            term_num(out, w->temp_peak_c, 5, 0);
+        }
         fputc('\n', out);
     }
 }
@@ -248,14 +275,15 @@ void gs_frep_term(FILE *out, const struct gs_frep *r)
 {
     char a[64], b[64];
     struct totals t = fleet_totals(r);
-    fprintf(out, "GPU fleet report: %s%s%s\n%s - %s, buckets of %.0f s\n", r->url, r->match[0] ? " " : "", r->match,
+    fprintf(out, "GPU %s%s: %s%s%s\n%s - %s, buckets of %.0f s\n", r->per_gpu ? "report of " : "fleet report",
+            r->sel, r->url, r->match[0] ? " " : "", r->match,
             when(r->from, a, sizeof(a)), when(r->to, b, sizeof(b)), r->step);
     fprintf(out, "%zu nodes, %.0f GPUs, %.1f GPU-hours, %.1f idle (%.0f %%), %.2f kWh, mean utilization %.0f %%\n\n",
-            r->nnodes, t.gpus, t.gpu_h, t.idle_h, t.gpu_h > 0 ? 100 * t.idle_h / t.gpu_h : 0, t.kwh,
+            node_count(r), t.gpus, t.gpu_h, t.idle_h, t.gpu_h > 0 ? 100 * t.idle_h / t.gpu_h : 0, t.kwh,
             isnan(t.util) ? 0 : t.util);
-    term_rows(out, r->nodes, r->nnodes, "node");
+    term_rows(out, r->nodes, r->nnodes, r->per_gpu ? "node:GPU" : "node", true);
     if (r->ngroups) {
         fputc('\n', out);
-        term_rows(out, r->groups, r->ngroups, "namespace / job");
+        term_rows(out, r->groups, r->ngroups, "namespace / job", false);
     }
 }

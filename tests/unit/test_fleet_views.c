@@ -66,6 +66,58 @@ static void test_pq_node_quotes_host(void **state)
     assert_non_null(strstr(buf, "Hostname=\"evil\\\"} or vector(1) or {a=\\\"\""));
 }
 
+/* --node/--job/--pod values: quotes and backslashes escaped inside the literal, never raw */
+static void test_pq_matcher_escapes(void **state)
+{
+    char buf[128];
+    struct gs_pq q;
+    (void)state;
+    gs_pq_init(&q, buf, sizeof(buf));
+    gs_pq_matcher(&q, "hpc_job", "7\"} or vector(1) #\\");
+    assert_string_equal(buf, "hpc_job=\"7\\\"} or vector(1) #\\\\\"");
+    assert_false(q.trunc);
+    gs_pq_init(&q, buf, sizeof(buf));
+    gs_pq_matcher(&q, "pod", "");
+    assert_string_equal(buf, "pod=\"\"");
+}
+
+/* the node of a selection: Hostname="h" with a Hostname, instance="h" for the series without */
+static void test_pq_sel_host(void **state)
+{
+    char buf[512];
+    struct gs_pq q;
+    (void)state;
+    gs_pq_init(&q, buf, sizeof(buf));
+    q.named = true;
+    q.host = "n\"1";
+    gs_pq_sel(&q, "", "DCGM_FI_DEV_GPU_UTIL", "hpc_job=\"7\"", NULL, NULL);
+    assert_string_equal(buf, "DCGM_FI_DEV_GPU_UTIL{hpc_job=\"7\",Hostname=\"n\\\"1\"}");
+    gs_pq_init(&q, buf, sizeof(buf));
+    q.host = "n1";
+    gs_pq_sel(&q, "c=\"a\"", "M", "", "avg_over_time", "60s");
+    assert_string_equal(buf, "(avg_over_time(M{c=\"a\",Hostname=\"n1\"}[60s]) or label_replace(avg_over_time("
+                             "M{c=\"a\",Hostname=\"\",instance=\"n1\"}[60s]),\"Hostname\",\"$1\",\"instance\",\"(.*)\"))");
+    /* gs_pq_init forgets the node */
+    gs_pq_init(&q, buf, sizeof(buf));
+    assert_null(q.host);
+}
+
+static void test_pq_value_check(void **state)
+{
+    char big[GS_PQ_VALUE_MAX + 2];
+    struct gs_err err = { 0 };
+    (void)state;
+    assert_int_equal(gs_pq_value_check("--pod", "a\"b\\c", &err), 0);
+    assert_int_equal(gs_pq_value_check("--pod", "a\nb", &err), -GS_E_USAGE);
+    assert_non_null(strstr(err.msg, "--pod"));
+    memset(big, 'x', sizeof(big) - 1);
+    big[sizeof(big) - 1] = '\0';
+    assert_int_equal(gs_pq_value_check("--node", big, &err), -GS_E_USAGE);
+    assert_non_null(strstr(err.msg, "--node"));
+    big[GS_PQ_VALUE_MAX] = '\0';
+    assert_int_equal(gs_pq_value_check("--node", big, &err), 0);
+}
+
 static void test_match_inner(void **state)
 {
     char out[16];
@@ -149,6 +201,8 @@ int main(void)
         cmocka_unit_test(test_pq_trunc),    cmocka_unit_test(test_pq_node_quotes_host),
         cmocka_unit_test(test_match_inner), cmocka_unit_test(test_order),
         cmocka_unit_test(test_cells),       cmocka_unit_test(test_long_names),
+        cmocka_unit_test(test_pq_matcher_escapes), cmocka_unit_test(test_pq_sel_host),
+        cmocka_unit_test(test_pq_value_check),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

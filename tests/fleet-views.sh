@@ -94,6 +94,14 @@ row node-c | grep -q 'C1 xid.79' || fail "node-c: the critical Xid 79 finding: $
 [ "$(row node-c | awk '{print $10}')" -ge 1 ] || fail "node-c: an Xid in the last hour: $(row node-c)"
 row "127.0.0.1:$WPORT" | grep -q ' 50% .* 60% ' || fail "dcgm node: mean 50 %, max 60 %: $(row "127.0.0.1:$WPORT")"
 grep -q '^4 nodes (0 lost), 16 GPUs; 12 requests' "$TMP/batch.txt" || fail "status line: $(head -1 "$TMP/batch.txt")"
+# node-a's GPUs 1 and 3 carry HPC jobs (3 twice): their series repeat per job, and a
+# node's power counts each GPU once (against PromQL over distinct GPUs, same refresh window)
+pw_gs=$(row node-a | awk '{print $8}' | tr -d W)
+pw_pq=$(query 'sum(max by (gpu) (DCGM_FI_DEV_POWER_USAGE{Hostname="node-a"}))')
+pw_dup=$(query 'sum(DCGM_FI_DEV_POWER_USAGE{Hostname="node-a"})')
+python3 -c 'import sys; g,p,d=map(float,sys.argv[1:]); sys.exit(0 if d > p * 1.05 and abs(g - p) <= 0.04 * p else 1)' \
+    "$pw_gs" "$pw_pq" "$pw_dup" ||
+    fail "node-a's power counts a GPU with two jobs once: top $pw_gs W, distinct GPUs $pw_pq W, all series $pw_dup W"
 "$GS" top --prometheus "$API" --batch 1 --node node-b >"$TMP/node.txt" 2>&1 || fail "top --node"
 [ "$(grep -c 'NVIDIA L40S' "$TMP/node.txt")" = 2 ] || fail "node-b's two L40S: $(cat "$TMP/node.txt")"
 

@@ -28,11 +28,14 @@ unsigned gs_fleet_node_queries(void)
     return Q_COUNT + 1; /* and the probe for series without a Hostname */
 }
 
+/* op by (Hostname) over a DCGM family, each GPU (or MIG instance) counted once:
+ * dcgm-exporter and serve repeat a GPU's series once per HPC job (hpc_job) or
+ * pod on it, with the same value, so those copies are folded first. */
 static void agg(struct gs_pq *q, const char *m, const char *op, const char *metric, const char *extra)
 {
-    gs_pq_add(q, "%s by (" H ") (", op);
+    gs_pq_add(q, "%s by (" H ") (max by (" H ", gpu, GPU_I_ID) (", op);
     gs_pq_sel(q, m, metric, extra, NULL, NULL);
-    gs_pq_add(q, ")");
+    gs_pq_add(q, "))");
 }
 
 /* metric{match,extra} */

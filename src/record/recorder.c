@@ -275,7 +275,7 @@ int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
         return gs_err_set(err, GS_E_USAGE, "no default database location ($HOME unset): pass --db FILE");
     r.so = (struct gs_store_opts){ .path = r.path, .writer = true, .keep_full_ms = o->keep_full_ms,
                                    .keep_rollup_ms = o->keep_rollup_ms, .max_size_bytes = o->max_size_bytes,
-                                   .interval_ms = o->interval_ms, .virtual_time = o->step_ms > 0 };
+                                   .interval_ms = o->interval_ms, .virtual_time = o->step_ms > 0, .first_t_ms = o->start_ms };
     /* A second recorder is refused before anything else happens. */
     if (gs_store_open(&r.st, &r.so, err) < 0) {
         if (err->code == GS_E_USAGE) {

@@ -36,7 +36,8 @@ static void warn_sawtooth(struct gs_store *st, int gpu, int idx, int64_t from, i
 {
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(gs_store_db(st), "SELECT util_pct FROM sample WHERE k >= " GS_SAMPLE_K("?2")
-                           " AND k < " GS_SAMPLE_K("?3") " + 64 AND gpu = ?1 AND util_pct IS NOT NULL ORDER BY k", -1, &q, NULL) != SQLITE_OK)
+                           " AND k < " GS_SAMPLE_K("?3") " + 64 AND gpu = ?1 AND util_pct IS NOT NULL ORDER BY k",
+                           -1, &q, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int64(q, 2, from);

@@ -34,7 +34,7 @@ int gs_store_prepare_writer(struct gs_store *st, struct gs_err *err)
         { offsetof(struct gs_store, ins_prof),
           "INSERT OR REPLACE INTO prof_sample VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
     };
-    char sql[512];
+    char sql[160];
     for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++) {
         sqlite3_stmt **slot = (sqlite3_stmt **)((char *)st + stmts[i].off);
         int rc = sqlite3_prepare_v3(st->db, stmts[i].sql, -1, SQLITE_PREPARE_PERSISTENT, slot, NULL);

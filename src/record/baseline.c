@@ -151,8 +151,8 @@ int gs_baseline_diff(const char *db, const char *name, int64_t from_ms, int64_t 
     /* where the range has only rollups, its percentiles are those of one-minute means */
     sqlite3_stmt *r;
     bool approx = false;
-    if (sqlite3_prepare_v2(h, "SELECT 1 FROM rollup WHERE t >= ?1 AND t < ?2 AND t <= (SELECT coalesce(min(t),"
-                           " 9223372036854000000) FROM sample) - 60000 LIMIT 1", -1, &r, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(h, "SELECT 1 FROM rollup WHERE t >= ?1 AND t < ?2 AND t <= coalesce(" GS_SAMPLE_FIRST_T ","
+                           " 9223372036854000000) - 60000 LIMIT 1", -1, &r, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(r, 1, from_ms);
         sqlite3_bind_int64(r, 2, to_ms);
         approx = sqlite3_step(r) == SQLITE_ROW;

@@ -26,10 +26,10 @@ int gs_record_history(const char *path, struct gs_history *out, struct gs_err *e
 int gs_record_open_ro(const char *path, sqlite3 **db);
 
 static const char history_sql[] =
-    "WITH last AS (SELECT max(t) AS t FROM sample)"
+    "WITH last AS (SELECT " GS_SAMPLE_LAST_T " AS t)"
     " SELECT g.idx, g.uuid, g.name, g.pci_bus_id, s.t FROM gpu g JOIN ("
     "  SELECT gpu, max(t) AS t FROM ("
-    "   SELECT gpu, t FROM sample WHERE t >= (SELECT t FROM last) - 600000 AND (bad & ?1) = 0"
+    "   SELECT gpu, t FROM sample WHERE k >= " GS_SAMPLE_K("(SELECT t FROM last) - 600000") " AND (bad & ?1) = 0"
     "   UNION ALL SELECT gpu, t FROM rollup WHERE t >= (SELECT t FROM last) - 86400000)"
     "  GROUP BY gpu) s ON s.gpu = g.id ORDER BY g.idx";
 
@@ -61,7 +61,7 @@ static int history_gpus(sqlite3 *db, struct gs_history *out)
 static int history_span(sqlite3 *db, struct gs_history *out)
 {
     sqlite3_stmt *q;
-    int rc = sqlite3_prepare_v2(db, "SELECT min(t), max(t) FROM sample", -1, &q, NULL);
+    int rc = sqlite3_prepare_v2(db, "SELECT " GS_SAMPLE_FIRST_T ", " GS_SAMPLE_LAST_T, -1, &q, NULL);
     if (rc != SQLITE_OK)
         return rc;
     if ((rc = sqlite3_step(q)) == SQLITE_ROW) {

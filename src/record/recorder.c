@@ -275,7 +275,7 @@ int gs_record_run(const struct gs_record_opts *o, struct gs_err *err)
         return gs_err_set(err, GS_E_USAGE, "no default database location ($HOME unset): pass --db FILE");
     r.so = (struct gs_store_opts){ .path = r.path, .writer = true, .keep_full_ms = o->keep_full_ms,
                                    .keep_rollup_ms = o->keep_rollup_ms, .max_size_bytes = o->max_size_bytes,
-                                   .interval_ms = o->interval_ms, .virtual_time = o->step_ms > 0 };
+                                   .interval_ms = o->interval_ms, .virtual_time = o->step_ms > 0, .first_t_ms = o->start_ms };
     /* A second recorder is refused before anything else happens. */
     if (gs_store_open(&r.st, &r.so, err) < 0) {
         if (err->code == GS_E_USAGE) {
@@ -328,7 +328,7 @@ uint64_t gs_record_estimate_bytes(uint32_t ngpus, uint32_t nprocs, const struct 
 {
     /* Measured by tests/unit/test_record.c and bench/record.sh (docs/RECORD.md): bytes per
      * GPU-sample, GPU-minute rollup, process sample, process-minute rollup (per GPU). */
-    const double b_sample = 58, b_rollup = 94, b_psample = 24, b_prollup = 42;
+    const double b_sample = 48, b_rollup = 94, b_psample = 24, b_prollup = 42;
     double keep_full_s = (o->keep_full_ms ? o->keep_full_ms : GS_STORE_KEEP_FULL_MS) / 1000.0;
     double keep_roll_s = (o->keep_rollup_ms ? o->keep_rollup_ms : GS_STORE_KEEP_ROLLUP_MS) / 1000.0;
     double iv = (o->interval_ms ? o->interval_ms : 1000) / 1000.0;

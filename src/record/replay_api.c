@@ -133,7 +133,7 @@ static int replay(struct rp *r, int64_t since_ms, gs_replay_tick_fn fn, void *ar
 {
     sqlite3_stmt *q;
     int rc = sqlite3_prepare_v2(r->db, "SELECT t, gpu, util_pct, mem_used_mib, temp_c, power_dw, sm_mhz, throttle,"
-                                " fan_pct, power_limit_w, bad FROM sample WHERE t >= ?1 ORDER BY t, gpu", -1, &q, NULL);
+                                " fan_pct, power_limit_w, bad FROM sample WHERE k >= " GS_SAMPLE_K("?1") " ORDER BY k", -1, &q, NULL);
     if (rc == SQLITE_OK)
         rc = sqlite3_prepare_v2(r->db, "SELECT ps.gpu, p.pid, p.name, ps.gpu_mem_mib, ps.sm_pct FROM proc_sample ps"
                                 " JOIN proc p ON p.id = ps.proc WHERE ps.t = ?1", -1, &r->procs, NULL);

@@ -207,7 +207,7 @@ static int export_rows(FILE *out, struct gs_store *st, const struct gs_report_op
             fprintf(out, ",%s", csv_cols[i]);
         fputc('\n', out);
     }
-    int64_t first = gs_store_scalar(db, "SELECT min(t) FROM sample", INT64_MAX);
+    int64_t first = gs_store_scalar(db, "SELECT " GS_SAMPLE_FIRST_T, INT64_MAX);
     rc = export_part(out, db, "SELECT t, gpu, util_avg, mem_util_avg, mem_used_avg_mib, temp_avg_c, mem_temp_max_c,"
                      " power_avg_dw, power_limit_w, energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, NULL,"
                      " pcie_tx_avg_mbs, pcie_rx_avg_mbs, fan_avg_pct, n FROM rollup WHERE t >= ?1 AND t < ?2 AND t <= ?3",
@@ -215,7 +215,8 @@ static int export_rows(FILE *out, struct gs_store *st, const struct gs_report_op
     if (rc == SQLITE_OK)
         rc = export_part(out, db, "SELECT t, gpu, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw,"
                          " power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs,"
-                         " fan_pct, 1 FROM sample WHERE t >= ?1 AND t < ?2 AND ?3 IS NOT NULL", o, &gn, 0, &tz);
+                         " fan_pct, 1 FROM sample WHERE k >= " GS_SAMPLE_K("?1") " AND k < " GS_SAMPLE_K("?2")
+                         " AND ?3 IS NOT NULL ORDER BY k", o, &gn, 0, &tz);
     if (rc != SQLITE_OK)
         return gs_store_sqlerr(err, rc, gs_store_path(st), "reading");
     return 0;

@@ -35,8 +35,9 @@ static json_t *jint(double x)
 static void warn_sawtooth(struct gs_store *st, int gpu, int idx, int64_t from, int64_t to, json_t *warnings, FILE *txt)
 {
     sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(gs_store_db(st), "SELECT util_pct FROM sample WHERE gpu = ?1 AND t >= ?2 AND t <= ?3"
-                           " AND util_pct IS NOT NULL ORDER BY t", -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(gs_store_db(st), "SELECT util_pct FROM sample WHERE k >= " GS_SAMPLE_K("?2")
+                           " AND k < " GS_SAMPLE_K("?3") " + 64 AND gpu = ?1 AND util_pct IS NOT NULL ORDER BY k",
+                           -1, &q, NULL) != SQLITE_OK)
         return;
     sqlite3_bind_int(q, 1, gpu);
     sqlite3_bind_int64(q, 2, from);

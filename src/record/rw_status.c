@@ -27,12 +27,15 @@ static void rw_status_one(sqlite3 *db, sqlite3_stmt *q, FILE *out, int64_t now)
 {
     const char *url = (const char *)sqlite3_column_text(q, 0);
     int64_t st = sqlite3_column_int64(q, 1), sg = sqlite3_column_int64(q, 2);
-    char buf[128], sql[256];
+    char buf[128], sql[384];
     fprintf(out, "remote write to %s\n", url ? url : "?");
-    snprintf(sql, sizeof(sql), "SELECT count(*) FROM sample WHERE (t, gpu) > (%lld, %lld)", (long long)st,
+    /* sent_gpu past the last GPU (a new URL's start) is the key's last GPU, 63 */
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM sample WHERE k > " GS_SAMPLE_K("%lld") " + min(%lld, 63)",
+             (long long)st,
              (long long)sg);
     int64_t rows = gs_store_scalar(db, sql, -1);
-    snprintf(sql, sizeof(sql), "SELECT min(t) FROM sample WHERE (t, gpu) > (%lld, %lld)", (long long)st,
+    snprintf(sql, sizeof(sql), "SELECT t FROM sample WHERE k > " GS_SAMPLE_K("%lld") " + min(%lld, 63)"
+             " ORDER BY k LIMIT 1", (long long)st,
              (long long)sg);
     int64_t oldest = gs_store_scalar(db, sql, -1);
     fprintf(out, "  pending:      %lld GPU-samples (%d series each at most)\n", (long long)rows, GS_COL_COUNT - 1);

@@ -112,10 +112,56 @@ static const char *const migrations[] = {
     "CREATE TABLE remote_write(url TEXT PRIMARY KEY, sent_t INTEGER NOT NULL, sent_gpu INTEGER NOT NULL,"
     " ok_t INTEGER, err_t INTEGER, err TEXT, sent_n INTEGER NOT NULL DEFAULT 0,"
     " dropped_n INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;",
+    /* 6 -> 7: the sample table keyed by one integer (store_migrate_sample below) */
+    NULL,
 };
 #define NMIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GS_STORE_SCHEMA_VERSION,
                "one migration per schema version");
+
+#define SAMPLE_COLS "util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, power_limit_w," \
+    " energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad"
+
+/* 6 -> 7: the sample table as a rowid table keyed by k = (t - base) * 64 + gpu,
+ * with t and gpu virtual columns (computed from k, no space on disk). The key
+ * is a 5-byte varint while t - base < 6.2 days, 6 bytes up to 795 days, then 7
+ * (t and gpu took 7 to 9 bytes); rows are appended in key order, so leaf pages
+ * are filled (the WITHOUT ROWID table's splits left 12 % unused). Values, NULLs
+ * and the `bad` mask are copied as they are. base: the oldest sample, else the
+ * first sample to come (the recorder's start). */
+static int store_migrate_sample(struct gs_store *st, struct gs_err *err)
+{
+    int64_t base = gs_store_scalar(st->db, "SELECT min(t) FROM sample", INT64_MIN);
+    int64_t hint = st->o.first_t_ms ? st->o.first_t_ms : gs_now_ms();
+    if (base == INT64_MIN || hint < base)
+        base = hint;
+    char *sql = sqlite3_mprintf(
+        "DROP VIEW series;"
+        "CREATE TABLE sample_v7(k INTEGER PRIMARY KEY, util_pct INTEGER, mem_util_pct INTEGER, mem_used_mib INTEGER,"
+        " temp_c INTEGER, mem_temp_c INTEGER, power_dw INTEGER, power_limit_w INTEGER, energy_mj INTEGER,"
+        " sm_mhz INTEGER, mem_mhz INTEGER, throttle INTEGER, pstate INTEGER, pcie_tx_mbs INTEGER,"
+        " pcie_rx_mbs INTEGER, fan_pct INTEGER, bad INTEGER NOT NULL DEFAULT 0,"
+        " t INTEGER AS (%lld + (k >> 6)) VIRTUAL, gpu INTEGER AS (k & 63) VIRTUAL);"
+        "INSERT INTO sample_v7(k, " SAMPLE_COLS ") SELECT (t - %lld) * 64 + gpu, " SAMPLE_COLS
+        " FROM sample ORDER BY t, gpu;"
+        "DROP TABLE sample; ALTER TABLE sample_v7 RENAME TO sample;"
+        "INSERT OR REPLACE INTO meta VALUES('sample_base_ms', %lld);"
+        "CREATE VIEW series AS"
+        " SELECT t, gpu, 1 AS n, util_pct, util_pct AS util_max, mem_util_pct, mem_used_mib,"
+        " mem_used_mib AS mem_used_max_mib, temp_c, temp_c AS temp_max_c, mem_temp_c, pstate, power_dw,"
+        " power_dw AS power_max_dw, power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle,"
+        " pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad FROM sample"
+        " UNION ALL SELECT t, gpu, n, util_avg, util_max, mem_util_avg, mem_used_avg_mib,"
+        " mem_used_max_mib, temp_avg_c, temp_max_c, mem_temp_max_c, NULL, power_avg_dw, power_max_dw, power_limit_w,"
+        " energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, pcie_tx_avg_mbs, pcie_rx_avg_mbs,"
+        " fan_avg_pct, 0 FROM rollup WHERE t <= coalesce(" GS_SAMPLE_FIRST_T ", 9223372036854000000) - 60000;",
+        (long long)base, (long long)base, (long long)base);
+    if (!sql)
+        return gs_err_set(err, GS_E_NOMEM, "out of memory");
+    int rc = gs_store_exec(st, sql, err);
+    sqlite3_free(sql);
+    return rc;
+}
 
 int64_t gs_store_scalar(sqlite3 *db, const char *sql, int64_t none)
 {
@@ -300,7 +346,8 @@ int gs_store_schema(struct gs_store *st, struct gs_err *err)
         snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS schema_migration(version INTEGER PRIMARY KEY,"
                  " applied_t INTEGER); INSERT INTO schema_migration VALUES(%d, %lld); PRAGMA user_version=%d;",
                  v + 1, (long long)gs_now_ms(), v + 1);
-        if (gs_store_exec(st, migrations[v], err) < 0 || gs_store_exec(st, sql, err) < 0) {
+        if ((migrations[v] ? gs_store_exec(st, migrations[v], err) : store_migrate_sample(st, err)) < 0 ||
+            gs_store_exec(st, sql, err) < 0) {
             sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
             return -err->code;
         }

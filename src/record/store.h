@@ -15,7 +15,10 @@
  *   event        Xid, throttle on/off, GPU lost/back, ECC/remap changes, marks
  *   baseline     saved per-GPU distributions (`gpuscope baseline save`)
  *   job          HPC jobs announced by the Slurm prolog, their span and summary
- * Times are integers: milliseconds since the Unix epoch (UTC).
+ * Times are integers: milliseconds since the Unix epoch (UTC). The sample table's
+ * key k = (t - base) * 64 + gpu (base: meta 'sample_base_ms'), t and gpu being
+ * virtual columns computed from it: readers select t and gpu, and give time
+ * ranges to the key with GS_SAMPLE_K so that they are rowid range searches.
  * Writes of one tick are one transaction, so a crash loses at most that tick.
  */
 #ifndef GS_RECORD_STORE_H
@@ -30,7 +33,7 @@
 #include "core/err.h"
 #include "core/model.h"
 
-#define GS_STORE_SCHEMA_VERSION 6
+#define GS_STORE_SCHEMA_VERSION 7
 
 /* Bits of sample.bad: that column's NULL is an error (or the GPU is lost). */
 enum gs_col {
@@ -41,6 +44,14 @@ enum gs_col {
 };
 #define GS_BAD_LOST (1u << 15)
 
+/* SQL: the sample key's origin, and the key of time T (an SQL expression, ms) at GPU 0,
+ * so that `t >= A AND t < B` is `k >= K(A) AND k < K(B)` (a rowid range) and
+ * `(t, gpu) > (T, G)` is `k > K(T) + G`. First and last sample times, from the key. */
+#define GS_SAMPLE_BASE "(SELECT value FROM meta WHERE key = 'sample_base_ms')"
+#define GS_SAMPLE_K(T) "(((" T ") - " GS_SAMPLE_BASE ") * 64)"
+#define GS_SAMPLE_FIRST_T "(SELECT t FROM sample ORDER BY k LIMIT 1)"
+#define GS_SAMPLE_LAST_T "(SELECT t FROM sample ORDER BY k DESC LIMIT 1)"
+
 struct gs_store_opts {
     const char *path;           /* database file (":memory:" for a private one) */
     bool writer;                /* take the recorder lock (one writer per file) */
@@ -50,6 +61,7 @@ struct gs_store_opts {
     uint64_t max_size_bytes;    /* 0: no cap */
     uint32_t interval_ms;       /* recording interval, stored in meta */
     bool virtual_time;          /* test clock: stamp events with the tick's time, not when received */
+    int64_t first_t_ms;         /* the first sample's time to come (0: now): origin of a new sample key */
 };
 #define GS_STORE_KEEP_FULL_MS (48LL * 3600 * 1000)
 #define GS_STORE_KEEP_ROLLUP_MS (90LL * 86400 * 1000)

@@ -19,7 +19,8 @@ int gs_store_rollup_range(struct gs_store *st, int64_t from_ms, int64_t to_ms, s
 {
     char sql[2048];
     snprintf(sql, sizeof(sql),
-             "INSERT OR REPLACE INTO rollup " GS_ROLLUP_SELECT " WHERE t >= %lld AND t < %lld" GS_ROLLUP_GROUP ";"
+             "INSERT OR REPLACE INTO rollup " GS_ROLLUP_SELECT " WHERE k >= " GS_SAMPLE_K("%lld") " AND k < "
+             GS_SAMPLE_K("%lld") GS_ROLLUP_GROUP ";"
              "INSERT OR REPLACE INTO proc_rollup " GS_PROC_ROLLUP_SELECT " WHERE t >= %lld AND t < %lld"
              GS_PROC_ROLLUP_GROUP ";", (long long)from_ms, (long long)to_ms, (long long)from_ms, (long long)to_ms);
     return gs_store_exec(st, sql, err);
@@ -29,17 +30,17 @@ int gs_store_rollup_range(struct gs_store *st, int64_t from_ms, int64_t to_ms, s
  * full-resolution rows with t < cutoff (cutoff on a minute boundary). */
 static int rollup_before(struct gs_store *st, int64_t cutoff, struct gs_err *err)
 {
-    char sql[256];
+    char sql[512];
     int64_t ts = INT64_MAX;
     sqlite3_stmt *q;
-    if (sqlite3_prepare_v2(st->db, "SELECT min(t) FROM sample", -1, &q, NULL) == SQLITE_OK) {
+    if (sqlite3_prepare_v2(st->db, "SELECT " GS_SAMPLE_FIRST_T, -1, &q, NULL) == SQLITE_OK) {
         if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER)
             ts = sqlite3_column_int64(q, 0);
         sqlite3_finalize(q);
     }
     if (gs_store_exec(st, "BEGIN IMMEDIATE", err) < 0)
         return -err->code;
-    snprintf(sql, sizeof(sql), "DELETE FROM sample WHERE t < %lld; DELETE FROM proc_sample WHERE t < %lld;"
+    snprintf(sql, sizeof(sql), "DELETE FROM sample WHERE k < " GS_SAMPLE_K("%lld") "; DELETE FROM proc_sample WHERE t < %lld;"
              " DELETE FROM prof_sample WHERE t < %lld; COMMIT;",
              (long long)cutoff, (long long)cutoff, (long long)cutoff);
     int64_t from = ts == INT64_MAX ? cutoff : (ts / MINUTE_MS) * MINUTE_MS;
@@ -75,7 +76,10 @@ static int oldest(struct gs_store *st, const char *table, int64_t *t)
 {
     char sql[96];
     sqlite3_stmt *q;
-    snprintf(sql, sizeof(sql), "SELECT min(t) FROM %s", table);
+    if (!strcmp(table, "sample"))
+        snprintf(sql, sizeof(sql), "SELECT %s", GS_SAMPLE_FIRST_T);
+    else
+        snprintf(sql, sizeof(sql), "SELECT min(t) FROM %s", table);
     *t = -1;
     if (sqlite3_prepare_v2(st->db, sql, -1, &q, NULL) != SQLITE_OK)
         return -1;

@@ -17,7 +17,9 @@ int gs_store_prepare_writer(struct gs_store *st, struct gs_err *err)
 {
     static const struct { size_t off; const char *sql; } stmts[] = {
         { offsetof(struct gs_store, ins_sample),
-          "INSERT OR REPLACE INTO sample VALUES(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)" },
+          "INSERT OR REPLACE INTO sample(k, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw,"
+          " power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad)"
+          " VALUES(" GS_SAMPLE_K("?1") " + ?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)" },
         { offsetof(struct gs_store, ins_psample),
           "INSERT OR REPLACE INTO proc_sample VALUES(?,?,?,?,?,?,?,?)" },
         { offsetof(struct gs_store, ins_event),
@@ -50,8 +52,8 @@ int gs_store_prepare_writer(struct gs_store *st, struct gs_err *err)
     /* Samples a killed recorder left without their minute's rollup. */
     sqlite3_stmt *q;
     st->roll_from = INT64_MAX;
-    if (sqlite3_prepare_v2(st->db, "SELECT min(t) FROM sample WHERE t >= coalesce((SELECT max(t) FROM rollup)"
-                           " + 60000, -9223372036854000000)", -1, &q, NULL) != SQLITE_OK)
+    if (sqlite3_prepare_v2(st->db, "SELECT t FROM sample WHERE k >= " GS_SAMPLE_K("coalesce((SELECT max(t) FROM rollup)"
+                           " + 60000, -140737488355328)") " ORDER BY k LIMIT 1", -1, &q, NULL) != SQLITE_OK)
         return gs_store_sqlerr(err, sqlite3_errcode(st->db), st->path, "reading");
     if (sqlite3_step(q) == SQLITE_ROW && sqlite3_column_type(q, 0) == SQLITE_INTEGER)
         st->roll_from = sqlite3_column_int64(q, 0);
@@ -151,6 +153,12 @@ static int gpu_id(struct gs_store *st, const struct gs_gpu *g, int64_t t_ms, str
     sqlite3_finalize(q);
     if (id < 0)
         return gs_store_sqlerr(err, rc, st->path, "writing GPU facts");
+    if (id >= GS_STORE_MAX_GPUS) { /* the sample key holds the id in 6 bits */
+        gs_err_set(err, GS_E_USAGE, "history database %s: GPU %s would be its GPU number %d; a database holds "
+                   "%d GPUs at most", st->path, key, id + 1, GS_STORE_MAX_GPUS);
+        gs_err_hint(err, "Record into a new file with --db (the GPUs of this one were replaced many times).");
+        return -GS_E_USAGE;
+    }
     struct gs_store_gpu *sg = &st->gpus[st->ngpus];
     memset(sg, 0, sizeof(*sg));
     snprintf(sg->uuid, sizeof(sg->uuid), "%s", key);

@@ -187,7 +187,7 @@ static void acc_row(struct acc *a, int64_t t, sqlite3_stmt *q, int c)
 static void load_aggregates(sqlite3 *db, int64_t from, int64_t to, struct gs_summary *out, struct acc *acc)
 {
     int64_t rolled = gs_store_scalar(db, "SELECT max(t) + 60000 FROM rollup", INT64_MIN);
-    int64_t first = gs_store_scalar(db, "SELECT min(t) FROM sample", INT64_MAX);
+    int64_t first = gs_store_scalar(db, "SELECT " GS_SAMPLE_FIRST_T, INT64_MAX);
     int64_t a = from % 60000 ? from - ((from % 60000) + 60000) % 60000 + 60000 : from;
     int64_t b = to - ((to % 60000) + 60000) % 60000;
     if (rolled < b)
@@ -221,7 +221,8 @@ static void load_aggregates(sqlite3 *db, int64_t from, int64_t to, struct gs_sum
     }
     /* samples: utilization over the whole range, the rest outside [a, b) */
     if (sqlite3_prepare_v2(db, "SELECT t, gpu, util_pct, 1, mem_used_mib, temp_c, power_dw, power_limit_w, energy_mj"
-                           " FROM sample WHERE t >= ?1 AND t < ?2", -1, &q, NULL) == SQLITE_OK) {
+                           " FROM sample WHERE k >= " GS_SAMPLE_K("?1") " AND k < " GS_SAMPLE_K("?2") " ORDER BY k", -1, &q,
+                           NULL) == SQLITE_OK) {
         sqlite3_bind_int64(q, 1, from);
         sqlite3_bind_int64(q, 2, to);
         int last_id = -1;

@@ -33,7 +33,7 @@ static inline int64_t q1(struct gs_store *st, const char *sql)
 static inline struct gs_store *open_store(const char *path, int64_t keep_full_ms, int64_t keep_rollup_ms)
 {
     struct gs_store_opts o = { .path = path, .writer = true, .keep_full_ms = keep_full_ms,
-                               .keep_rollup_ms = keep_rollup_ms, .interval_ms = 1000 };
+                               .keep_rollup_ms = keep_rollup_ms, .interval_ms = 1000, .first_t_ms = T0 };
     struct gs_store *st = NULL;
     struct gs_err err = { 0 };
     int rc = gs_store_open(&st, &o, &err);

@@ -17,6 +17,7 @@
 
 #include "core/pyhook.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -24,18 +25,6 @@
 #include "format/json_int.h"
 #include "lib/vec.h"
 
-/* A reason for a null, gathered while its object is written: the object's
- * "unavailable" map comes after all its other keys. Paths are "prefix.key". */
-struct junav {
-    const char *prefix, *key, *why;
-    uint8_t nprefix, nkey;
-};
-
-struct jlist {
-    struct junav *v;
-    size_t n, cap;
-    bool failed;
-};
 
 
 static const char *reason_code(enum gs_status st)
@@ -68,7 +57,7 @@ static void junav_add(struct jgrp *g, const char *key, size_t nkey, const char *
 }
 
 /* The "unavailable" map of the list's entries from index from on; drops them. */
-static void junav_write(struct gs_jw *w, struct jlist *l, size_t from)
+void gs_json_unav_write(struct gs_jw *w, struct jlist *l, size_t from)
 {
     GS_JW_KEY(w, "unavailable");
     gs_jw_obj(w);
@@ -80,23 +69,6 @@ static void junav_write(struct gs_jw *w, struct jlist *l, size_t from)
     l->n = from;
 }
 
-/* What a jput writes: the value when its status is OK, else null with the reason. */
-enum jkind { J_INT, J_REAL, J_BOOL, J_STR, J_STR_OR_NULL, J_HEX, J_NONE };
-struct jval {
-    enum jkind kind;
-    int64_t i;
-    double r;
-    const char *s;
-};
-
-#define JI(v) ((struct jval){.kind = J_INT, .i = (int64_t)(v)})
-#define JR(v) ((struct jval){.kind = J_REAL, .r = (v)})
-#define JB(v) ((struct jval){.kind = J_BOOL, .i = (v) ? 1 : 0})
-#define JS(v) ((struct jval){.kind = J_STR, .s = (v)})
-#define JSN(v) ((struct jval){.kind = J_STR_OR_NULL, .s = (v)})
-#define JHEX(v) ((struct jval){.kind = J_HEX, .i = (int64_t)(v)})
-#define JWATTS(mw) JR((mw) / 1000.0)
-#define JNONE ((struct jval){.kind = J_NONE})
 
 /* Write v; -1 when the writer refused it (a string not valid UTF-8) and wrote null. */
 static int jval_write(struct gs_jw *w, struct jval v)
@@ -129,8 +101,8 @@ static int jval_write(struct gs_jw *w, struct jval v)
 /* Key with v when st is OK, else null with the reason (why, else the status's).
  * A string the encoder refuses (not valid UTF-8) is null with "invalid_utf8".
  * Keys are literals (jput_why and jput pass their lengths along). */
-static void jput_whyn(struct jgrp *g, const char *key, size_t nkey, enum gs_status st, const char *why,
-                      struct jval v)
+void gs_json_putn(struct jgrp *g, const char *key, size_t nkey, enum gs_status st, const char *why,
+                  struct jval v)
 {
     gs_jw_keyn(g->w, "", 0, key, nkey);
     if (st == GS_ST_OK && v.kind != J_NONE) {
@@ -142,11 +114,9 @@ static void jput_whyn(struct jgrp *g, const char *key, size_t nkey, enum gs_stat
     junav_add(g, key, nkey, why ? why : reason_code(st));
 }
 
-#define jput_why(g, key, st, why, v) jput_whyn((g), "" key, sizeof(key) - 1, (st), (why), (v))
-#define jput(g, key, st, v) jput_whyn((g), "" key, sizeof(key) - 1, (st), NULL, (v))
 
 /* A member object that reports into the same list; close it with gs_jw_end. */
-static struct jgrp jgroupn(struct jgrp *top, const char *name, size_t n)
+struct jgrp gs_json_groupn(struct jgrp *top, const char *name, size_t n)
 {
     struct jgrp g = {top->w, top->unavail, name, n};
 
@@ -155,17 +125,16 @@ static struct jgrp jgroupn(struct jgrp *top, const char *name, size_t n)
     return g;
 }
 
-#define jgroup(top, name) jgroupn((top), "" name, sizeof(name) - 1)
 
 /* For json_drm.c (json_int.h): keys and paths are literals. */
 void gs_json_int(struct jgrp *g, const char *key, enum gs_status st, int64_t v)
 {
-    jput_whyn(g, key, strlen(key), st, NULL, JI(v));
+    gs_json_putn(g, key, strlen(key), st, NULL, JI(v));
 }
 
 void gs_json_bool(struct jgrp *g, const char *key, enum gs_status st, bool v)
 {
-    jput_whyn(g, key, strlen(key), st, NULL, JB(v));
+    gs_json_putn(g, key, strlen(key), st, NULL, JB(v));
 }
 
 bool gs_json_key_ok(struct jgrp *g, const char *key, enum gs_status st)
@@ -174,7 +143,7 @@ bool gs_json_key_ok(struct jgrp *g, const char *key, enum gs_status st)
         gs_jw_key(g->w, key);
         return true;
     }
-    jput_whyn(g, key, strlen(key), st, NULL, JNONE);
+    gs_json_putn(g, key, strlen(key), st, NULL, JNONE);
     return false;
 }
 
@@ -389,251 +358,6 @@ static void json_modes(struct jgrp *top, const struct gs_sample *s)
     gs_jw_end(m.w);
 }
 
-/* ---- processes ---------------------------------------------------------------------------- */
-
-static const char *visibility_code(uint8_t vis)
-{
-    switch (vis) {
-    case GS_HOST_VISIBLE:
-        return "visible";
-    case GS_HOST_NOT_VISIBLE:
-        return "not_visible";
-    case GS_HOST_EXITED:
-        return "exited";
-    case GS_HOST_NO_PERMISSION:
-        return "no_permission";
-    default:
-        return "unknown";
-    }
-}
-
-static void proc_types(struct gs_jw *w, uint32_t type)
-{
-    gs_jw_arr(w);
-    if (type & GS_PROC_COMPUTE)
-        gs_jw_str(w, "compute");
-    if (type & GS_PROC_GRAPHICS)
-        gs_jw_str(w, "graphics");
-    if (type & GS_PROC_MPS)
-        gs_jw_str(w, "mps");
-    gs_jw_end(w);
-}
-
-#define PST(f) (gs_proc_has(p, f) ? GS_ST_OK : GS_ST_NOT_AVAILABLE)
-
-static void json_proc_host(struct jgrp *top, const struct gs_text *t, const struct gs_proc *p, unsigned flags)
-{
-    struct jgrp h = jgroup(top, "host");
-    /* host facts missing because /proc could not show the process say why */
-    const char *why = p->host_vis == GS_HOST_VISIBLE ? NULL : visibility_code(p->host_vis);
-
-    GS_JW_KEY(h.w, "visibility");
-    gs_jw_str(h.w, visibility_code(p->host_vis));
-    jput_why(&h, "user", PST(GS_P_USER), why, JS(p->user));
-    jput_why(&h, "uid", PST(GS_P_USER), why, JI(p->uid));
-    jput_why(&h, "command", PST(GS_P_COMM), why, JS(p->comm));
-    if (flags & GS_JSON_REDACT_CMDLINE)
-        jput_why(&h, "cmdline", GS_ST_NOT_AVAILABLE, "redacted", JNONE);
-    else
-        jput_why(&h, "cmdline", PST(GS_P_COMM), why, JS(gs_proc_cmdline(t, p)));
-    jput_why(&h, "cpu_pct", PST(GS_P_CPU), why, JR(p->cpu_pct));
-    jput_why(&h, "rss_bytes", PST(GS_P_RSS), why, JI(p->rss_bytes));
-    jput_why(&h, "start_time_unix", PST(GS_P_START), why, JI(p->start_time));
-    jput_why(&h, "age_s", PST(GS_P_START), why, JI(p->age_s));
-    jput_why(&h, "ppid", PST(GS_P_PARENT), why, JI(p->ppid));
-    jput_why(&h, "pgid", PST(GS_P_PARENT), why, JI(p->pgid));
-    /* valid but empty: not in a container / pod -> null without a reason */
-    jput_why(&h, "container_id", PST(GS_P_CONTAINER), why, JSN(p->container_id));
-    jput_why(&h, "container_runtime", PST(GS_P_CONTAINER), why, JSN(p->container_runtime));
-    jput_why(&h, "pod_uid", PST(GS_P_POD), why, JSN(p->pod_uid));
-    /* the Slurm job and step its cgroup names; null without a reason: in no job */
-    if (gs_proc_has(p, GS_P_SLURM) && !p->slurm_job) {
-        GS_JW_KEY(h.w, "slurm_job");
-        gs_jw_null(h.w);
-    } else {
-        jput_why(&h, "slurm_job", PST(GS_P_SLURM), why, JI(p->slurm_job));
-    }
-    jput_why(&h, "slurm_step", PST(GS_P_SLURM), why, JSN(p->slurm_step));
-    gs_jw_end(h.w);
-}
-
-/* PyTorch's caching allocator, from gpuscope's Python hook (docs/PYHOOK.md): "pyhook" says
- * whether the process has it and why "torch" is null ("none": no hook, a real none). */
-static void json_proc_torch(struct jgrp *top, const struct gs_proc *p)
-{
-    struct gs_jw *w = top->w;
-    enum gs_pyhook_state st = gs_proc_has(p, GS_P_PYHOOK) || p->pyhook_state == GS_PYHOOK_ST_ERROR
-                                  ? (enum gs_pyhook_state)p->pyhook_state : GS_PYHOOK_ST_NONE;
-
-    GS_JW_KEY(w, "pyhook");
-    gs_jw_str(w, gs_pyhook_state_name(st));
-    if (!gs_proc_has(p, GS_P_TORCH)) {
-        if (st == GS_PYHOOK_ST_ERROR) {
-            jput(top, "torch", GS_ST_ERROR, JNONE);
-        } else {
-            GS_JW_KEY(w, "torch");
-            gs_jw_null(w);
-        }
-        return;
-    }
-    uint64_t cache = p->torch_reserved_bytes > p->torch_allocated_bytes
-                         ? p->torch_reserved_bytes - p->torch_allocated_bytes : 0;
-    struct jgrp t = jgroup(top, "torch");
-    jput(&t, "allocated_bytes", GS_ST_OK, JI(p->torch_allocated_bytes));
-    jput(&t, "reserved_bytes", GS_ST_OK, JI(p->torch_reserved_bytes));
-    jput(&t, "cache_bytes", GS_ST_OK, JI(cache));
-    jput(&t, "inactive_split_bytes", GS_ST_OK, JI(p->torch_inactive_split_bytes));
-    jput(&t, "max_allocated_bytes", GS_ST_OK, JI(p->torch_max_allocated_bytes));
-    jput(&t, "max_reserved_bytes", GS_ST_OK, JI(p->torch_max_reserved_bytes));
-    jput(&t, "alloc_retries", GS_ST_OK, JI(p->torch_alloc_retries));
-    jput(&t, "ooms", GS_ST_OK, JI(p->torch_ooms));
-    jput(&t, "alloc_conf", GS_ST_OK, JSN(p->torch_alloc_conf));
-    jput(&t, "age_ms", GS_ST_OK, JI(p->pyhook_age_ms));
-    gs_jw_end(w);
-}
-
-/* A process's MIG placement: instance IDs, and its MIG device when listed (area 10c). */
-static void json_proc_mig(struct gs_jw *w, const struct gs_gpu *d, const struct gs_proc *p)
-{
-    GS_JW_KEY(w, "mig");
-    if (p->gpu_instance_id == UINT32_MAX) {
-        gs_jw_null(w);
-        return;
-    }
-    const struct gs_mig *m = d && p->mig_index < d->nmig ? &d->mig[p->mig_index] : NULL;
-    gs_jw_obj(w);
-    GS_JW_KEY(w, "gpu_instance_id");
-    gs_jw_int(w, p->gpu_instance_id);
-    GS_JW_KEY(w, "compute_instance_id");
-    gs_jw_int(w, p->compute_instance_id);
-    GS_JW_KEY(w, "device_index");
-    if (m)
-        gs_jw_int(w, m->index);
-    else
-        gs_jw_null(w);
-    GS_JW_KEY(w, "uuid");
-    if (m)
-        gs_jw_str_or_null(w, m->uuid);
-    else
-        gs_jw_null(w);
-    gs_jw_end(w);
-}
-
-/* One process object; its reasons go into l after the GPU's (and are dropped after). */
-static void json_proc(struct gs_jw *w, struct jlist *l, const struct gs_gpu *d, const struct gs_proc *p, unsigned flags)
-{
-    struct jgrp g = {w, l, "", 0};
-    size_t from = l->n;
-
-    gs_jw_obj(w);
-    GS_JW_KEY(w, "pid");
-    gs_jw_int(w, p->pid);
-    GS_JW_KEY(w, "type");
-    proc_types(w, p->type);
-    jput(&g, "name", PST(GS_P_NAME), JS(p->name));
-    jput(&g, "gpu_memory_bytes", PST(GS_P_GPU_MEM), JI(p->gpu_mem_bytes));
-    jput(&g, "sm_util_pct", PST(GS_P_SM_UTIL), JI(p->sm_util_pct));
-    jput(&g, "memory_util_pct", PST(GS_P_MEM_UTIL), JI(p->mem_util_pct));
-    jput(&g, "encoder_util_pct", PST(GS_P_ENC_UTIL), JI(p->enc_util_pct));
-    jput(&g, "decoder_util_pct", PST(GS_P_DEC_UTIL), JI(p->dec_util_pct));
-    json_proc_mig(w, d, p);
-    json_proc_host(&g, &d->text, p, flags);
-    json_proc_torch(&g, p);
-    gs_json_proc_drm(&g, d, p);
-    junav_write(w, l, from);
-    gs_jw_end(w);
-}
-
-/* ---- profiling (GPM) and MIG devices (area 10c) ---------------------------------------------- */
-
-/* Metrics [0, n) of gs_prof: ratios as reals, rates as integers (bytes/s), as DCGM types them. */
-static void json_prof_values(struct jgrp *g, const double *v, const uint8_t *st, unsigned n)
-{
-    for (unsigned k = 0; k < n; k++) {
-        const struct gs_prof_info *pi = gs_prof_info((enum gs_prof)k);
-        jput_whyn(g, pi->key, strlen(pi->key), (enum gs_status)st[k], NULL,
-                  pi->bytes_per_s ? JI(v[k]) : JR(v[k]));
-    }
-}
-
-static void json_profiling(struct jgrp *top, const struct gs_sample *s)
-{
-    struct jgrp g = jgroup(top, "profiling");
-    uint8_t st[GS_PROF_COUNT];
-    bool any = false, none = true; /* some metric has a value / none is supported */
-
-    for (unsigned k = 0; k < GS_PROF_COUNT; k++) {
-        st[k] = s->status[GS_F_PROF_FIRST + k];
-        any |= st[k] == GS_ST_OK;
-        none &= st[k] == GS_ST_NOT_SUPPORTED;
-    }
-    json_prof_values(&g, s->prof, st, GS_PROF_COUNT);
-    jput(&g, "interval_ms", any ? GS_ST_OK : none ? GS_ST_NOT_SUPPORTED : GS_ST_NOT_AVAILABLE,
-         JI(s->prof_interval_ns / 1000000u));
-    gs_jw_end(g.w);
-}
-
-/* One MIG device object, with its own "unavailable" map (reasons from index l->n on). */
-static void json_mig_device(struct gs_jw *w, struct jlist *l, const struct gs_mig *m)
-{
-    struct jgrp g = {w, l, "", 0};
-    size_t from = l->n;
-    enum gs_status at = (enum gs_status)m->attr_status, ms = (enum gs_status)m->mem_status;
-
-    gs_jw_obj(w);
-    GS_JW_KEY(w, "index");
-    gs_jw_int(w, m->index);
-    GS_JW_KEY(w, "uuid");
-    gs_jw_str_or_null(w, m->uuid);
-    GS_JW_KEY(w, "name");
-    gs_jw_str_or_null(w, m->name);
-    GS_JW_KEY(w, "gpu_instance_id");
-    gs_jw_int(w, m->gpu_instance_id);
-    GS_JW_KEY(w, "compute_instance_id");
-    gs_jw_int(w, m->compute_instance_id);
-    GS_JW_KEY(w, "profile");
-    gs_jw_str_or_null(w, m->profile);
-    GS_JW_KEY(w, "compute_instance_profile");
-    gs_jw_str_or_null(w, m->ci_profile);
-    jput(&g, "gpu_instance_slices", at, JI(m->gi_slices));
-    jput(&g, "compute_instance_slices", at, JI(m->ci_slices));
-    jput(&g, "sm_count", at, JI(m->sm_count));
-    struct jgrp e = jgroup(&g, "engines");
-    jput(&e, "copy", at, JI(m->copy_engines));
-    jput(&e, "decoder", at, JI(m->decoders));
-    jput(&e, "encoder", at, JI(m->encoders));
-    jput(&e, "jpeg", at, JI(m->jpeg_engines));
-    jput(&e, "ofa", at, JI(m->ofa_engines));
-    gs_jw_end(w);
-    struct jgrp mem = jgroup(&g, "memory");
-    jput(&mem, "total_bytes", ms, JI(m->mem_total_bytes));
-    jput(&mem, "used_bytes", ms, JI(m->mem_used_bytes));
-    jput(&mem, "free_bytes", ms, JI(m->mem_free_bytes));
-    gs_jw_end(w);
-    struct jgrp pr = jgroup(&g, "profiling");
-    json_prof_values(&pr, m->prof, m->prof_status, GS_PROF_FIRST_RATE); /* activity: per instance */
-    gs_jw_end(w);
-    GS_JW_KEY(w, "process_count");
-    gs_jw_int(w, m->nprocs);
-    junav_write(w, l, from);
-    gs_jw_end(w);
-}
-
-static void json_mig_devices(struct jgrp *top, const struct gs_gpu *d)
-{
-    const struct gs_sample *s = &d->s;
-
-    if (SST(GS_F_MIG_DEVICES) != GS_ST_OK) {
-        jput(top, "mig_devices", SST(GS_F_MIG_DEVICES), JNONE);
-        return;
-    }
-    GS_JW_KEY(top->w, "mig_devices");
-    gs_jw_arr(top->w);
-    for (uint32_t i = 0; i < d->nmig && i < GS_MAX_MIG; i++)
-        json_mig_device(top->w, top->unavail, &d->mig[i]);
-    gs_jw_end(top->w);
-}
-
 /* ---- GPU and snapshot --------------------------------------------------------------------- */
 
 static const char *state_code(uint8_t state)
@@ -726,19 +450,19 @@ static void json_gpu(struct gs_jw *w, struct jlist *l, const struct gs_gpu *d, u
     json_ecc(&g, &d->s);
     json_xid(&g, &d->s);
     json_modes(&g, &d->s);
-    json_profiling(&g, &d->s);
-    json_mig_devices(&g, d);
+    gs_json_profiling(&g, &d->s);
+    gs_json_mig_devices(&g, d);
     gs_json_gpu_drm(&g, d);
     if (d->procs_status == GS_ST_OK) {
         GS_JW_KEY(w, "processes");
         gs_jw_arr(w);
         for (uint32_t i = 0; i < d->nprocs; i++)
-            json_proc(w, l, d, &d->procs[i], flags);
+            gs_json_proc(w, l, d, &d->procs[i], flags);
         gs_jw_end(w);
     } else {
         jput(&g, "processes", (enum gs_status)d->procs_status, JNONE);
     }
-    junav_write(w, l, 0);
+    gs_json_unav_write(w, l, 0);
     json_ages(w, &d->s);
     gs_jw_end(w);
 }

@@ -4,7 +4,7 @@
  * default counters (names, types and HELP as it ships them) and gpuscope's
  * own gpuscope_* families, each read straight from a gs_sample or gs_static
  * field; plus the label names of throttle reasons and field statuses. Data
- * only: serve/prom_render.c and record/rw_encode.c walk these tables.
+ * only: serve/prom_fams.c and record/rw_encode.c walk these tables.
  */
 #include <stddef.h>
 

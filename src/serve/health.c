@@ -5,7 +5,7 @@
  * (at most about once a second, at once when a snapshot brings driver events,
  * so its windows are in seconds whatever --interval is), reduced
  * to what a metric label may carry (GPU, code, severity, PID: a bounded set,
- * no free text). prom_render.c renders them as gpuscope_health_finding and
+ * no free text). prom_fams.c renders them as gpuscope_health_finding and
  * gpuscope_health_findings (docs/SERVE.md).
  */
 #include "serve/prom.h"

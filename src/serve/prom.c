@@ -2,7 +2,8 @@
 /*
  * prom.c - the exposition-format primitives: label and HELP escaping (with
  * UTF-8 repair), number formatting, Accept-header negotiation and the
- * per-scrape age family. The families themselves are in prom_render.c.
+ * per-scrape age family. The families themselves are in prom_fams.c and
+ * prom_procs.c (prom_render.c calls them).
  */
 #include "serve/prom.h"
 

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * prom_int.h - what the exporter's renderer (prom_render.c) and its parts
- * (prom_drm.c, prom_mig.c) share; the metric families themselves are
- * format/prom_tables.h. Not for callers outside src/serve.
+ * prom_int.h - what the exporter's renderer (prom_render.c and the files
+ * prom_render.h lists) and its parts (prom_drm.c, prom_mig.c) share; the
+ * metric families themselves are format/prom_tables.h. Not for callers
+ * outside src/serve.
  */
 #ifndef GS_PROM_INT_H
 #define GS_PROM_INT_H
@@ -45,7 +46,7 @@ void gs_prom_mig_family(struct gs_prom *r, struct prom_mig *m, uint32_t i, const
 /* The DCGM_FI_PROF_* families and gpuscope_mig_* families. */
 void gs_prom_mig_render(struct gs_prom *r, struct prom_mig *m, const struct gs_snapshot *snap);
 
-/* Renderer services prom_mig.c uses (prom_render.c). */
+/* Renderer services prom_mig.c uses (prom_render.c, prom_labels.c, prom_fams.c). */
 struct gs_prom_opts;
 struct gs_k8s_map;
 /* headers and samples: gs_prom_fam_header / gs_prom_fam_sample (above) */

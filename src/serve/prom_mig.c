@@ -360,7 +360,7 @@ static uint64_t prom_gi_pod_mib(struct gs_prom *r, const struct gs_gpu *g, uint3
 
 /* One DCGM family's samples on GPU instance e: one per pod label set (none: one without).
  * With virtual GPUs, FB_USED is the instance's series without pod labels, then each pod's
- * share from its processes, where that can be told (as prom_render.c does for a GPU). */
+ * share from its processes, where that can be told (as prom_fams.c does for a GPU). */
 static void prom_gi_samples(struct gs_prom *r, const struct gs_gpu *g, const struct prom_gi *e, const char *name,
                             uint8_t field, double v, uint8_t fmt)
 {

@@ -124,7 +124,7 @@ void gs_ui_message(struct gs_ui *ui, const char *fmt, ...) __attribute__((format
 void gs_ui_rebuild_rows(struct gs_ui *ui);
 const struct gs_row *gs_ui_selected(const struct gs_ui *ui);
 
-/* Put at most w cells of s at (y, x) with a role; returns the cells used. */
+/* put.c: put at most w cells of s at (y, x) with a role; returns the cells used. */
 int gs_put(struct gs_ui *ui, int y, int x, int w, enum gs_role r, const char *s);
 /* Put s at column 0 of line y and blank the rest of the line (same role). */
 void gs_put_line(struct gs_ui *ui, int y, enum gs_role r, const char *s);

@@ -2,7 +2,8 @@
 /*
  * clients.c - the DRM clients of the machine, from /proc (see clients.h).
  * Contents:
- *   1. the process table (one /proc listing per tick, merged into it)
+ *   1. the process table (one /proc listing per tick, merged into it; whether
+ *      to list: lastpid.c)
  *   2. finding the DRM fds of a process (its fd directory)
  *   3. the client table (previous readings, for deltas)
  *   4. one tick: fdinfo of every DRM holder, per GPU and per process
@@ -17,9 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/vfs.h>
 #include <unistd.h>
 
+#include "backend/drm/lastpid.h"
 #include "backend/drm/sysval.h"
 #include "lib/roots.h"
 #include "lib/vec.h"
@@ -30,7 +31,6 @@
 #define DC_FDINFO_BUF 4096          /* xe prints ~40 lines, amdgpu ~30 */
 #define DC_MAX_KEPT 4096            /* kept fdinfo fds at most (and a quarter of RLIMIT_NOFILE) */
 #define DC_RELIST_NS UINT64_C(5000000000) /* /proc listed at least this often (see dc_must_list) */
-#define DC_PROC_MAGIC 0x9fa0        /* procfs's statfs f_type */
 #define DC_FD_DUP (-3)              /* dc_fd.gpu of a duplicate (see dc_read_fd) */
 
 /* One DRM fd of a holder: its number and the GPU its node belongs to. */
@@ -162,22 +162,6 @@ static int dc_list(struct gs_drmc *c, uint32_t **out, uint32_t *n, uint32_t *cap
     return 0;
 }
 
-/* The last PID the kernel gave out (loadavg's fifth field), or -1. */
-static int64_t dc_last_pid(int fd)
-{
-    char buf[128];
-    ssize_t n = fd >= 0 ? gs_sysval_pread(fd, buf, sizeof(buf) - 1) : -1;
-    if (n <= 0)
-        return -1;
-    while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == ' '))
-        n--;
-    int64_t v = 0, mul = 1;
-    ssize_t i = n;
-    for (; i > 0 && buf[i - 1] >= '0' && buf[i - 1] <= '9' && mul <= INT64_C(100000000000); i--, mul *= 10)
-        v += (buf[i - 1] - '0') * mul;
-    return i < n && i > 0 && buf[i - 1] == ' ' ? v : -1;
-}
-
 /* Must /proc be listed this tick? A process can appear only by taking a new PID,
  * and the kernel's last PID (loadavg) changes with each one, so while it stays
  * the same no process is missing from the latest listing. Processes that exit
@@ -189,40 +173,9 @@ static int64_t dc_last_pid(int fd)
  * process's fd directory rescan) whatever loadavg says. *lp: the value read. */
 static bool dc_must_list(struct gs_drmc *c, int64_t *lp)
 {
-    *lp = dc_last_pid(c->loadavg_fd);
+    *lp = gs_drm_last_pid(c->loadavg_fd);
     return !c->listed || c->relist || *lp < 0 || (uint64_t)*lp != c->last_pid ||
            c->now_ns < c->listed_ns || c->now_ns - c->listed_ns >= DC_RELIST_NS;
-}
-
-/* Does <proc>'s loadavg speak for <proc>'s PIDs? Its last PID is the reader's
- * PID namespace's: on procfs, trust it only when <proc> is that namespace's
- * (our own status there shows one NSpid, ours). A fixture tree's writer keeps
- * it for the tree (drmsim). The fd, or -1 (list every tick). */
-static int dc_open_loadavg(int root_fd)
-{
-    struct statfs sfs;
-    char buf[4096];
-
-    if (fstatfs(root_fd, &sfs) == 0 && sfs.f_type == DC_PROC_MAGIC) {
-        int fd = gs_sysval_open(root_fd, "self/status");
-        ssize_t n = fd >= 0 ? gs_sysval_pread(fd, buf, sizeof(buf) - 1) : -1;
-        if (fd >= 0)
-            close(fd);
-        if (n <= 0)
-            return -1;
-        buf[n] = '\0';
-        const char *ns = strstr(buf, "\nNSpid:");
-        char *end;
-        if (!ns)
-            return -1;
-        long pid = strtol(ns + 7, &end, 10);
-        while (*end == ' ' || *end == '\t')
-            end++;
-        if (pid != (long)getpid() || *end != '\n')
-            return -1;
-    }
-    int fd = gs_sysval_open(root_fd, "loadavg");
-    return fd >= 0 && dc_last_pid(fd) >= 0 ? fd : (fd >= 0 ? close(fd) : 0, -1);
 }
 
 /* Close the fdinfo fds a holder keeps (before its fd list is replaced or dropped). */
@@ -744,7 +697,7 @@ int gs_drmc_open(struct gs_drmc **out, const char *proc_root)
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY && rl.rlim_cur / 4 < DC_MAX_KEPT)
         c->max_kept = (uint32_t)(rl.rlim_cur / 4);
     c->complete = true;
-    c->loadavg_fd = dc_open_loadavg(c->root_fd);
+    c->loadavg_fd = gs_drm_open_loadavg(c->root_fd);
     *out = c;
     return 0;
 }

@@ -9,7 +9,8 @@
  *   hwmon.c         the card's hwmon directory: temperatures, power, fan, voltage
  *   amdgpu.c        amdgpu's device attributes; amdgpu_metrics.c its gpu_metrics table
  *   intel.c         i915 and xe: GT frequencies, RC6, throttle reasons, lmem
- *   fdinfo.c        the fdinfo parser; clients.c the clients in /proc
+ *   fdinfo.c        the fdinfo parser; clients.c the clients in /proc (lastpid.c:
+ *                   whether /proc must be listed again)
  */
 #ifndef GS_DRM_PRIV_H
 #define GS_DRM_PRIV_H

@@ -4,7 +4,7 @@
  * for all GPUs, registered on the first poll, drained without waiting once
  * per snapshot (nvmlEventSetWait with a 0 ms timeout returns TIMEOUT as soon
  * as the queue is empty), so a tick costs one call when nothing happened.
- * Each event also tells the read schedule (nvml_sample.c) to re-read, at the
+ * Each event also tells the read schedule (nvml_sched.c) to re-read, at the
  * next tick, the slow-changing readings it may have changed.
  */
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * nvml_fvslow.c - the slow counters of one tick in one nvmlDeviceGetFieldValues
  * call: ECC mode (fields 1, 2) and totals (3-6), retired pages (29-31), the PCIe
  * replay counter (94) and remapped rows (142-145), instead of ten calls of
- * their own (nvml_sample.c's readers ask here first).
+ * their own (the readers of nvml_read_ecc.c and nvml_read_link.c ask here first).
  *
  * The batch is made at the first of those readers a tick calls (they are on the
  * read schedule, so that is every few seconds) and holds every such field the

@@ -6,7 +6,7 @@
  *
  *   nvml_backend.c  init/fini, system info, discovery, the gs_backend table
  *   nvml_static.c   static facts (once per run)
- *   nvml_sample.c   per-tick fields, table-driven
+ *   nvml_sample.c   per-tick fields, table-driven (its files: nvml_tick.h)
  *   nvml_procs.c    process lists and per-process utilization
  */
 #ifndef GS_NVML_PRIV_H
@@ -97,7 +97,7 @@ struct nvml_device {
     struct nvml_pmap pmap;             /* PID -> index into this tick's gs_gpu.procs */
     struct nvml_pmap amap;             /* PID -> index into ucache, or names (rebuilt before each use) */
     bool events_on;                    /* registered for Xid/ECC events (main thread) */
-    /* The read schedule (nvml_sample.c), main thread only: the slow-changing
+    /* The read schedule (nvml_sched.c), main thread only: the slow-changing
      * readings' last values (at their own offsets), when each field was read
      * (0: never, or its last read failed), when they are all due again, and
      * the fields an event asked to re-read at the next tick. */

@@ -12,29 +12,7 @@
 #include <time.h>
 
 #include "record/fleet_report.h"
-
-static void esc(FILE *out, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
-        }
-    }
-}
-
-/* A JSON string that cannot end the <script> element (jansson escapes "/"). */
-static void jstr(FILE *out, const char *s)
-{
-    json_t *j = json_string(s ? s : "");
-    char *d = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_ESCAPE_SLASH) : NULL;
-    fputs(d ? d : "\"\"", out);
-    free(d);
-    json_decref(j);
-}
+#include "record/html_esc.h"
 
 /* dec < 0: four significant digits (hours and energy span 0.001 to 10^5) */
 static void cell(FILE *out, double v, int dec)
@@ -107,15 +85,15 @@ static void html_head(FILE *out, const struct gs_frep *r)
           ".note{color:#666;font-size:12px}</style></head><body>\n", out);
     if (r->per_gpu) {
         fputs("<h1>GPU report: ", out);
-        esc(out, r->sel);
+        gs_html_esc(out, r->sel);
         fputs("</h1>\n<p>", out);
     } else {
         fputs("<h1>GPU fleet report</h1>\n<p>", out);
     }
-    esc(out, r->url);
+    gs_html_esc(out, r->url);
     if (r->match[0]) {
         fputs(" <code>", out);
-        esc(out, r->match);
+        gs_html_esc(out, r->match);
         fputs("</code>", out);
     }
     fprintf(out, ": %s &ndash; %s, buckets of %.0f s</p>\n", when(r->from, a, sizeof(a)), when(r->to, b, sizeof(b)),
@@ -142,7 +120,7 @@ static void html_row_table(FILE *out, const char *id, const struct gs_frep_row *
     for (size_t i = 0; i < n; i++) {
         const struct gs_frep_row *w = &v[i];
         fputs("<tr><td>", out);
-        esc(out, w->name);
+        gs_html_esc(out, w->name);
         fputs("</td>", out);
         cell(out, w->gpus_max, 0);
         cell(out, w->gpu_h, -1);
@@ -181,7 +159,7 @@ static void html_data(FILE *out, const struct gs_frep *r)
             r->step);
     for (size_t i = 0; i < r->nnodes; i++) {
         fputs(i ? ",{\"name\":" : "{\"name\":", out);
-        jstr(out, r->nodes[i].name);
+        gs_html_jstr(out, r->nodes[i].name);
         fputs(",\"util\":", out);
         jvals(out, r->nodes[i].util, r->nb);
         fputs(",\"power\":", out);

@@ -8,6 +8,7 @@
  * multiples, per-process memory. Nothing is fetched at view time (a
  * Content-Security-Policy says so to the browser).
  */
+#include "record/html_esc.h"
 #include "record/report.h"
 
 #include <jansson.h>
@@ -19,30 +20,7 @@
 
 extern const char gs_report_js[]; /* report_js.c: src/record/report.js */
 
-static void esc(FILE *out, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '&': fputs("&amp;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(*s, out);
-        }
-    }
-}
-
 /* ---- the embedded data --------------------------------------------------------------- */
-/* A JSON string that cannot end the <script> element ("</" is written "<\/"). */
-static void jstr(FILE *out, const char *s)
-{
-    json_t *j = json_string(s ? s : "");
-    char *d = j ? json_dumps(j, JSON_ENCODE_ANY | JSON_ESCAPE_SLASH) : NULL;
-    fputs(d ? d : "\"\"", out);
-    free(d);
-    json_decref(j);
-}
-
 static void jnum(FILE *out, double v, int dec)
 {
     if (isnan(v) || isinf(v))
@@ -126,9 +104,9 @@ static void data_json(FILE *out, const struct gs_chart *c)
     for (unsigned g = 0; g < n; g++) {
         const struct gs_gpu_summary *s = &c->sum.g[g];
         fprintf(out, "%s{\"idx\":%d,\"name\":", g ? ",\n" : "", s->idx);
-        jstr(out, s->name);
+        gs_html_jstr(out, s->name);
         fputs(",\"uuid\":", out);
-        jstr(out, s->uuid);
+        gs_html_jstr(out, s->uuid);
         fputs(",\"mem_total\":", out);
         jnum(out, s->mem_total_mib, 0);
         fputs(",\"slowdown\":", out);
@@ -142,7 +120,7 @@ static void data_json(FILE *out, const struct gs_chart *c)
     fputs("],\n\"metrics\":[", out);
     for (size_t m = 0; m < NMETRICS; m++) {
         fprintf(out, "%s{\"key\":\"%s\",\"title\":\"%s\",\"unit\":", m ? ",\n" : "", metrics[m].key, metrics[m].title);
-        jstr(out, metrics[m].unit);
+        gs_html_jstr(out, metrics[m].unit);
         fputs(",\"data\":[", out);
         for (unsigned g = 0; g < n; g++) {
             fputs(g ? ",\n" : "", out);
@@ -153,7 +131,7 @@ static void data_json(FILE *out, const struct gs_chart *c)
     fputs("],\n\"procs\":[", out);
     for (unsigned p = 0; p < c->nprocs; p++) {
         fputs(p ? ",\n{\"label\":" : "{\"label\":", out);
-        jstr(out, c->proc_label[p]);
+        gs_html_jstr(out, c->proc_label[p]);
         fputs(",\"data\":", out);
         jseries(out, c->pmem + (size_t)p * c->w, c->w, 0);
         fputc('}', out);
@@ -162,9 +140,9 @@ static void data_json(FILE *out, const struct gs_chart *c)
     for (unsigned i = 0; i < c->nmarks; i++) {
         const struct gs_mark *m = &c->marks[i];
         fprintf(out, "%s{\"t\":%lld,\"gpu\":%d,\"kind\":", i ? ",\n" : "", (long long)m->t, m->gpu);
-        jstr(out, m->kind);
+        gs_html_jstr(out, m->kind);
         fprintf(out, ",\"code\":%lld,\"text\":", (long long)m->code);
-        jstr(out, m->text);
+        gs_html_jstr(out, m->text);
         fputc('}', out);
     }
     fputs("]}</script>\n", out);
@@ -182,7 +160,7 @@ static void summary_table(FILE *out, const struct gs_chart *c)
         const struct gs_gpu_summary *g = &c->sum.g[i];
         approx |= g->util_p95_from_rollups;
         fprintf(out, "<tr><td>%d</td><td>", g->idx);
-        esc(out, g->name);
+        gs_html_esc(out, g->name);
         fprintf(out, "</td><td>%.1f %%</td><td>%s%.0f %%</td><td>%.1f GiB</td><td>%.0f &deg;C (%.0f)</td>"
                 "<td>%.0f W (%.0f)</td><td title=\"%.3f J\">%s%s</td><td>%.2f</td><td>", g->util_mean,
                 g->util_p95_from_rollups ? "<span class=\"approx\" title=\"p95 of one-minute means where the samples "
@@ -228,9 +206,9 @@ static void proc_table(FILE *out, struct gs_store *st, const struct gs_chart *c)
           "<th>from</th><th>to</th><th>container</th><th>command</th></tr>\n", out);
     while (sqlite3_step(q) == SQLITE_ROW) {
         fprintf(out, "<tr><td>%d</td><td>", sqlite3_column_int(q, 0));
-        esc(out, (const char *)sqlite3_column_text(q, 1));
+        gs_html_esc(out, (const char *)sqlite3_column_text(q, 1));
         fputs("</td><td>", out);
-        esc(out, (const char *)sqlite3_column_text(q, 2));
+        gs_html_esc(out, (const char *)sqlite3_column_text(q, 2));
         fprintf(out, "</td><td>%s</td><td>", sqlite3_column_text(q, 7) ? (const char *)sqlite3_column_text(q, 7) : "");
         if (sqlite3_column_type(q, 6) != SQLITE_NULL)
             fprintf(out, "%.0f MiB", sqlite3_column_double(q, 6));
@@ -240,7 +218,7 @@ static void proc_table(FILE *out, struct gs_store *st, const struct gs_chart *c)
                     sqlite3_column_int64(q, 11), sqlite3_column_int64(q, 12));
         fprintf(out, "</td><td>%s</td><td>%s</td><td>%.12s</td><td><code>", gs_rfc3339(sqlite3_column_int64(q, 4), a, sizeof(a)),
                 gs_rfc3339(sqlite3_column_int64(q, 5), b, sizeof(b)), sqlite3_column_text(q, 8));
-        esc(out, (const char *)sqlite3_column_text(q, 3));
+        gs_html_esc(out, (const char *)sqlite3_column_text(q, 3));
         fputs("</code></td></tr>\n", out);
     }
     fputs("</table>\n", out);
@@ -261,7 +239,7 @@ static void event_table(FILE *out, const struct gs_chart *c)
         fprintf(out, "</td><td>%s ", m->kind);
         if (!strcmp(m->kind, "xid"))
             fprintf(out, "%lld", (long long)m->code);
-        esc(out, m->text);
+        gs_html_esc(out, m->text);
         fputs("</td></tr>\n", out);
     }
     if (!c->nmarks)

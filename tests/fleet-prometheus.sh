@@ -64,13 +64,7 @@ with open(www + "/stale.prom", "w") as f:
     f.write('DCGM_FI_DEV_GPU_UTIL{gpu="0",UUID="GPU-stale",Hostname="node-stale"} 55 %d\n' % old_ms)
     f.write('DCGM_FI_DEV_FB_USED{gpu="0",UUID="GPU-stale",Hostname="node-stale"} 7 %d\n' % old_ms)
 PY
-fleet_bg python3 -u -m http.server --bind 127.0.0.1 --directory "$TMP/www" 0 >"$TMP/www.log" 2>&1
-for _ in $(seq 1 100); do
-    WPORT=$(sed -n 's/.* port \([0-9]*\) .*/\1/p' "$TMP/www.log" | head -n1)
-    [ -n "$WPORT" ] && break
-    sleep 0.1
-done
-[ -n "$WPORT" ] || fail "the static file server did not start"
+fleet_www "$TMP/www"
 
 # 2. Prometheus, scraping all of them every second
 PPORT=$(free_port)

@@ -21,13 +21,7 @@ fleet_serve node-a ecc
 fleet_serve node-c demo
 mkdir -p "$TMP/www"
 cp "$ROOT/tests/fixtures/fleet/dcgm-exporter.prom" "$TMP/www/dcgm.prom"
-fleet_bg python3 -u -m http.server --bind 127.0.0.1 --directory "$TMP/www" 0 >"$TMP/www.log" 2>&1
-for _ in $(seq 1 100); do
-    WPORT=$(sed -n 's/.* port \([0-9]*\) .*/\1/p' "$TMP/www.log" | head -n1)
-    [ -n "$WPORT" ] && break
-    sleep 0.1
-done
-[ -n "$WPORT" ] || fail "the static file server did not start"
+fleet_www "$TMP/www"
 
 VPORT=$(free_port)
 API="http://127.0.0.1:$VPORT"

@@ -21,6 +21,19 @@
 #include "core/paths.h"
 
 /* ---- schema: migrations[i] brings a database from version i to i + 1 ---------- */
+/* The series view's body: raw samples, then minute rollups in the same columns
+ * (the first schema's view, and migration 7's, which bounds the rollups by the
+ * first raw sample; one text so that the two cannot drift). */
+#define SERIES_VIEW_BODY                                                                                \
+    " SELECT t, gpu, 1 AS n, util_pct, util_pct AS util_max, mem_util_pct, mem_used_mib," \
+    " mem_used_mib AS mem_used_max_mib, temp_c, temp_c AS temp_max_c, mem_temp_c, pstate, power_dw," \
+    " power_dw AS power_max_dw, power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle," \
+    " pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad FROM sample" \
+    " UNION ALL SELECT t, gpu, n, util_avg, util_max, mem_util_avg, mem_used_avg_mib," \
+    " mem_used_max_mib, temp_avg_c, temp_max_c, mem_temp_max_c, NULL, power_avg_dw, power_max_dw, power_limit_w," \
+    " energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, pcie_tx_avg_mbs, pcie_rx_avg_mbs," \
+    " fan_avg_pct, 0 FROM rollup"
+
 static const char *const migrations[] = {
     /* 0 -> 1: the first schema */
     "CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value) WITHOUT ROWID;"
@@ -52,14 +65,7 @@ static const char *const migrations[] = {
     " n INTEGER, mean REAL, p5 REAL, p50 REAL, p95 REAL, min REAL, max REAL, created_t INTEGER,"
     " from_t INTEGER, to_t INTEGER, PRIMARY KEY(name, gpu, metric)) WITHOUT ROWID;"
     "CREATE VIEW series AS"
-    " SELECT t, gpu, 1 AS n, util_pct, util_pct AS util_max, mem_util_pct, mem_used_mib,"
-    " mem_used_mib AS mem_used_max_mib, temp_c, temp_c AS temp_max_c, mem_temp_c, pstate, power_dw,"
-    " power_dw AS power_max_dw, power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle,"
-    " pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad FROM sample"
-    " UNION ALL SELECT t, gpu, n, util_avg, util_max, mem_util_avg, mem_used_avg_mib,"
-    " mem_used_max_mib, temp_avg_c, temp_max_c, mem_temp_max_c, NULL, power_avg_dw, power_max_dw, power_limit_w,"
-    " energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, pcie_tx_avg_mbs, pcie_rx_avg_mbs,"
-    " fan_avg_pct, 0 FROM rollup;",
+    SERIES_VIEW_BODY ";",
     /* 1 -> 2: rollups of every complete minute, written as the recorder goes (not only
      * when samples age out), so reports over long ranges read minutes; `series` takes a
      * rollup only where its samples are gone. Per-process rollups. Per-GPU event lookups. */
@@ -147,14 +153,7 @@ static int store_migrate_sample(struct gs_store *st, struct gs_err *err)
         "DROP TABLE sample; ALTER TABLE sample_v7 RENAME TO sample;"
         "INSERT OR REPLACE INTO meta VALUES('sample_base_ms', %lld);"
         "CREATE VIEW series AS"
-        " SELECT t, gpu, 1 AS n, util_pct, util_pct AS util_max, mem_util_pct, mem_used_mib,"
-        " mem_used_mib AS mem_used_max_mib, temp_c, temp_c AS temp_max_c, mem_temp_c, pstate, power_dw,"
-        " power_dw AS power_max_dw, power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle,"
-        " pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad FROM sample"
-        " UNION ALL SELECT t, gpu, n, util_avg, util_max, mem_util_avg, mem_used_avg_mib,"
-        " mem_used_max_mib, temp_avg_c, temp_max_c, mem_temp_max_c, NULL, power_avg_dw, power_max_dw, power_limit_w,"
-        " energy_mj, sm_avg_mhz, mem_avg_mhz, throttle_or, pcie_tx_avg_mbs, pcie_rx_avg_mbs,"
-        " fan_avg_pct, 0 FROM rollup WHERE t <= coalesce(" GS_SAMPLE_FIRST_T ", 9223372036854000000) - 60000;",
+        SERIES_VIEW_BODY " WHERE t <= coalesce(" GS_SAMPLE_FIRST_T ", 9223372036854000000) - 60000;",
         (long long)base, (long long)base, (long long)base);
     if (!sql)
         return gs_err_set(err, GS_E_NOMEM, "out of memory");

@@ -8,6 +8,8 @@
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "cmd/opts_dump.h"
 #include "core/demo.h"
 #include "core/err.h"
 #include "core/module.h"
@@ -21,6 +23,9 @@ struct cmd {
     const char *module;
     unsigned flags;
     const char *summary;
+    /* Its option table (cmd/opts.h): &<name>_cli when linked in; NULL for a module's
+     * command (then the module's symbol `<name>_cli`) or one not on a table yet. */
+    const struct gs_cli *cli;
 };
 
 static const struct cmd commands[] = {
@@ -30,7 +35,8 @@ static const struct cmd commands[] = {
     { "top", NULL, "top", CMD_LONG_RUNNING, "the live view: GPUs, history charts, processes (htop/nvtop style)" },
     { "serve", NULL, "serve", CMD_LONG_RUNNING,
       "Prometheus exporter, a drop-in for dcgm-exporter (/metrics on :9400)" },
-    { "doctor", cmd_doctor, NULL, 0, "diagnose GPU health: Xids, ECC, PCIe, thermals, leaks, stalls (exit 6/7)" },
+    { "doctor", cmd_doctor, NULL, 0, "diagnose GPU health: Xids, ECC, PCIe, thermals, leaks, stalls (exit 6/7)",
+      &doctor_cli },
     { "watch", NULL, "watch", CMD_LONG_RUNNING, "alert on health rules: log, exec hook, webhook (Slack, Alertmanager)" },
     { "record", NULL, "record", CMD_LONG_RUNNING, "record GPU history into an SQLite database (report reads it)" },
     { "report", NULL, "record", 0, "history as an HTML report, terminal charts, CSV or NDJSON" },
@@ -49,18 +55,48 @@ static const char *default_command(void)
     return isatty(STDIN_FILENO) && isatty(STDOUT_FILENO) ? "top" : "query";
 }
 
+/* The global options, for --help and the generated pages: main() parses them
+ * by hand, as they stop at the command's name. */
+static const struct gs_opt global_opts[] = {
+    { "--demo", 0, "SCENARIO", NULL,
+      "run on the bundled NVML simulator (8 simulated H100-class GPUs);\n"
+      "--demo=mixed: NVIDIA (NVML simulator), AMD and Intel (DRM simulator)",
+      .comp = GS_COMP_CHOICES, .choices = "mixed", .flags = GS_OPT_OPTIONAL },
+    { "--version", 0, NULL, NULL, "print the version" },
+    { "--help", 'h', NULL, NULL, "this help" },
+    { NULL, 0, "COMMAND", NULL, "the command (below), and its options", .flags = GS_OPT_REST },
+};
+static const struct gs_cli global_cli = {
+    .name = "gpuscope",
+    .usage = "gpuscope [--demo[=SCENARIO]] [--version] [--help] <command> [options]",
+    .opts = global_opts,
+    .nopts = GS_NOPTS(global_opts),
+};
+
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: gpuscope [--demo[=SCENARIO]] [--version] [--help] <command> [options]\n\n"
-                 "commands:\n");
+    fprintf(out, "usage: %s\n\ncommands:\n", global_cli.usage);
     for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
         fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nglobal options:\n"
-                 "  --demo      run on the bundled NVML simulator (8 simulated H100-class GPUs)\n"
-                 "  --demo=mixed  a mixed machine: NVIDIA (NVML simulator), AMD and Intel (DRM simulator)\n"
-                 "  --version   print the version\n"
-                 "\n'gpuscope <command> --help' describes a command. Without a command: 'top' on a\n"
+    fprintf(out, "\nglobal options:\n");
+    gs_opts_help(out, global_opts, GS_NOPTS(global_opts));
+    fprintf(out, "\n'gpuscope <command> --help' describes a command. Without a command: 'top' on a\n"
                  "terminal, 'query' otherwise.\n");
+}
+
+/* gpuscope --dump-options: every table, loading the modules that hold theirs. */
+static int dump_options(void)
+{
+    struct gs_cli_entry e[sizeof(commands) / sizeof(commands[0])];
+    for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+        char symbol[64];
+        struct gs_err err = { 0 };
+        e[i] = (struct gs_cli_entry){ commands[i].name, commands[i].summary, commands[i].cli };
+        snprintf(symbol, sizeof(symbol), "%s_cli", commands[i].name);
+        if (!e[i].cli && commands[i].module)
+            e[i].cli = gs_module_symbol(commands[i].module, symbol, &err); /* NULL: not on a table yet */
+    }
+    return gs_cli_dump(stdout, &global_cli, e, sizeof(e) / sizeof(e[0])) < 0 ? GS_EXIT_FAILURE : GS_EXIT_OK;
 }
 
 static const struct cmd *find_command(const char *name)
@@ -114,6 +150,8 @@ int main(int argc, char **argv)
         } else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             usage(stdout);
             return GS_EXIT_OK;
+        } else if (!strcmp(argv[i], "--dump-options")) {
+            return dump_options();
         } else {
             break; /* an option of the default command */
         }

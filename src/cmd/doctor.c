@@ -88,15 +88,7 @@ static int parse_duration(const char *v, const char *name, int64_t *ms, struct g
     return 0;
 }
 
-static void usage(FILE *out);
-
 #define D ((struct dargs *)ctx)
-static int o_help(void *ctx, const char *const *v, struct gs_err *err)
-{
-    (void)ctx, (void)v, (void)err;
-    usage(stdout);
-    return GS_OPT_DONE;
-}
 static int o_window(void *ctx, const char *const *v, struct gs_err *err)
 {
     D->window_set = true;
@@ -265,39 +257,45 @@ static const struct gs_opt doctor_opts[] = {
     { "--window", 0, "DUR", o_window, "how long to sample (default 10s; 500ms, 2m ...)" },
     { "--interval", 0, "DUR", o_interval, "between snapshots (default 500ms: sawtooth periods from 2 s)" },
     { "--quick", 0, NULL, o_quick, "one snapshot: what is true now; window checks are listed as not evaluated" },
-    { "--format", 0, "text|json", o_format, "output (default text)" },
-    { "--kernel-log", 0, "FILE", o_klog, "read the kernel log from FILE (saved dmesg, journal, /dev/kmsg dump)" },
+    { "--format", 0, "text|json", o_format, "output (default text)", .comp = GS_COMP_CHOICES },
+    { "--kernel-log", 0, "FILE", o_klog, "read the kernel log from FILE (saved dmesg, journal, /dev/kmsg dump)",
+      .comp = GS_COMP_FILE },
     { "--no-kernel-log", 0, NULL, o_no_klog, "do not read the kernel log" },
     { "--expect-gpus", 0, "N", o_expect, "report fewer GPUs than N as critical" },
-    { "--db", 0, "FILE", o_db, "the recorder's database (default: gpuscope record's), read-only when it exists" },
+    { "--db", 0, "FILE", o_db, "the recorder's database (default: gpuscope record's), read-only when it exists",
+      .comp = GS_COMP_FILE },
     { "--no-history", 0, NULL, o_no_history, "do not read the recorder's database" },
     { "--no-sysfs", 0, NULL, o_no_sysfs, "do not scan the PCI bus (sysfs) or /proc for /dev/nvidia* holders" },
-    { "--id", 'i', "IDS", o_id, "only these GPUs (index, UUID or PCI bus id)" },
-    { "--threshold", 0, "NAME=VAL", o_threshold, "override a threshold (repeatable); --list-thresholds shows them" },
+    { "--id", 'i', "IDS", o_id, "only these GPUs (index, UUID or PCI bus id)", .comp = GS_COMP_GPU,
+      .flags = GS_OPT_LIST },
+    { "--threshold", 0, "NAME=VAL", o_threshold, "override a threshold; --list-thresholds shows them",
+      .flags = GS_OPT_REPEAT },
     { "--list-thresholds", 0, NULL, o_list, "print every threshold with its value" },
     { "--daily", 0, NULL, o_daily, "the daily routine: utilization, memory > 90%, temperature, Xid count" },
     { "--weekly", 0, NULL, o_weekly, "the weekly routine: driver and CUDA against the installed frameworks" },
     { "--monthly", 0, NULL, o_monthly, "the monthly routine: PCIe links, fans, load behaviour against history" },
-    { "--routine", 0, "LIST", o_routine, "routines by name: daily,weekly,monthly or all" },
+    { "--routine", 0, "LIST", o_routine, "routines by name: daily,weekly,monthly or all", .comp = GS_COMP_CHOICES,
+      .choices = "daily weekly monthly all", .flags = GS_OPT_LIST },
     { "--baseline", 0, "NAME", o_baseline, "monthly: compare with this saved baseline (gpuscope baseline save)" },
-    { "--framework-path", 0, "DIRS", o_fwpath, "weekly: also search these site-packages directories (colon list)" },
-    { "--explain", 0, "xid N", o_explain, "what the Xid catalog says about Xid N" },
+    { "--framework-path", 0, "DIRS", o_fwpath, "weekly: also search these site-packages directories (colon list)",
+      .comp = GS_COMP_DIR },
+    { "--explain", 0, "xid N", o_explain, "what the Xid catalog says about Xid N", .comp = GS_COMP_CHOICES,
+      .choices = "xid" },
     { "--prometheus", 0, "URL", o_prom, "the fleet's health from a Prometheus instead (docs/FLEET.md)" },
     { "--match", 0, "SELECTOR", o_match, "with --prometheus: only series matching '{label=\"value\",...}'" },
-    { "--prometheus-config", 0, "FILE", o_prom_config, "credentials and TLS (Prometheus' http_config YAML)" },
-    { "--help", 'h', NULL, o_help, "this help" },
+    { "--prometheus-config", 0, "FILE", o_prom_config, "credentials and TLS (Prometheus' http_config YAML)",
+      .comp = GS_COMP_FILE },
 };
-static const size_t doctor_nopts = sizeof(doctor_opts) / sizeof(doctor_opts[0]);
-
-static void usage(FILE *out)
-{
-    fprintf(out, "usage: gpuscope doctor [options]\n\n"
-                 "Sample the GPUs for a short window, read the kernel log, the PCI bus and the recorder's history,\n"
-                 "and report problems with their evidence, likely cause and what to do.\n\n");
-    gs_opts_help(out, doctor_opts, doctor_nopts);
-    fprintf(out, "\nExit codes: 0 no problem (or info only), 6 warning, 7 critical, 2 usage, 3 no NVML/driver,\n"
-                 "4 no GPU. See docs/HEALTH.md.\n");
-}
+const struct gs_cli doctor_cli = {
+    .name = "doctor",
+    .usage = "gpuscope doctor [options]",
+    .about = "Sample the GPUs for a short window, read the kernel log, the PCI bus and the recorder's history,\n"
+             "and report problems with their evidence, likely cause and what to do.",
+    .opts = doctor_opts,
+    .nopts = GS_NOPTS(doctor_opts),
+    .footer = "Exit codes: 0 no problem (or info only), 6 warning, 7 critical, 2 usage, 3 no NVML/driver,\n"
+              "4 no GPU. See docs/HEALTH.md.",
+};
 
 
 /* doctor --prometheus: the fleet module does the work; --window is how long
@@ -638,7 +636,7 @@ int cmd_doctor(int argc, char **argv, const struct gs_cmd_ctx *ctx)
 
     gs_health_cfg_default(&d.cfg);
     d.cfg.proc_root = gs_proc_root_env(NULL); /* as the sampler: tests and containers */
-    int rc = gs_opts_parse(doctor_opts, doctor_nopts, argc, argv, &d, "doctor", &err);
+    int rc = gs_cli_parse(&doctor_cli, argc, argv, &d, &err);
     if (rc)
         return rc > 0 ? GS_EXIT_OK : (gs_err_print(&err), GS_EXIT_USAGE);
     if ((d.prom.match || d.prom.config_path) && !d.prom.url)

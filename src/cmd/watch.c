@@ -53,16 +53,8 @@ struct wctx {
     struct gs_rules *rs;
 };
 
-static void usage(void);
-
 #define W (((struct wctx *)ctx)->w)
 #define RS (((struct wctx *)ctx)->rs)
-static int o_help(void *ctx, const char *const *v, struct gs_err *err)
-{
-    (void)ctx, (void)v, (void)err;
-    usage();
-    return GS_OPT_DONE;
-}
 static int o_print_rules(void *ctx, const char *const *v, struct gs_err *err)
 {
     (void)ctx, (void)v, (void)err;
@@ -160,33 +152,37 @@ static int o_threshold(void *ctx, const char *const *v, struct gs_err *err)
 #undef RS
 
 static const struct gs_opt watch_opts[] = {
-    { "--rules", 0, "FILE", o_rules, "rules file (default: the built-in rules, see --print-rules)" },
+    { "--rules", 0, "FILE", o_rules, "rules file (default: the built-in rules, see --print-rules)",
+      .comp = GS_COMP_FILE },
     { "--check-rules", 0, NULL, o_check, "parse the rules file and exit (2 with file:line: reason if bad)" },
     { "--print-rules", 0, NULL, o_print_rules, "print the built-in default rules" },
     { "--interval", 0, "DUR", o_interval, "between evaluations (default 1s)" },
     { "--count", 0, "N", o_count, "stop after N evaluations" },
     { "--drain", 0, "DUR", o_drain, "at exit, keep delivering queued notifications this long (10s)" },
-    { "--webhook", 0, "URL[,FMT]", o_webhook, "also POST to URL (FMT: generic, slack, alertmanager)" },
+    { "--webhook", 0, "URL[,FMT]", o_webhook, "also POST to URL (FMT: generic, slack, alertmanager)",
+      .flags = GS_OPT_REPEAT },
     { "--alertmanager-resend", 0, "DUR", o_resend,
       "re-send active alerts to Alertmanager this often (60s; below its resolve_timeout)" },
-    { "--exec", 0, "/PATH", o_exec, "also run this program (no shell) with the alert on stdin" },
+    { "--exec", 0, "/PATH", o_exec, "also run this program (no shell) with the alert on stdin",
+      .comp = GS_COMP_FILE, .flags = GS_OPT_REPEAT },
     { "--expect-gpus", 0, "N", o_expect, "fewer GPUs than N is an alert" },
-    { "--kernel-log", 0, "FILE", o_klog, "follow FILE for Xid lines instead of /dev/kmsg (new lines only)" },
+    { "--kernel-log", 0, "FILE", o_klog, "follow FILE for Xid lines instead of /dev/kmsg (new lines only)",
+      .comp = GS_COMP_FILE },
     { "--no-kernel-log", 0, NULL, o_no_klog, "Xids from NVML's events only" },
-    { "--id", 'i', "IDS", o_id, "only these GPUs" },
-    { "--threshold", 0, "NAME=VAL", o_threshold, "override a health threshold (see gpuscope doctor --list-thresholds)" },
-    { "--help", 'h', NULL, o_help, "this help" },
+    { "--id", 'i', "IDS", o_id, "only these GPUs", .comp = GS_COMP_GPU, .flags = GS_OPT_LIST },
+    { "--threshold", 0, "NAME=VAL", o_threshold, "override a health threshold (see gpuscope doctor --list-thresholds)",
+      .flags = GS_OPT_REPEAT },
 };
-
-static void usage(void)
-{
-    printf("usage: gpuscope watch [options]\n\n"
-           "Evaluate health checks and alert rules continuously; notify on stdout, by running a program,\n"
-           "or through a webhook.\n\n");
-    gs_opts_help(stdout, watch_opts, sizeof(watch_opts) / sizeof(watch_opts[0]));
-    printf("\nExit codes: 0 stopped normally, 1 notifications could not be delivered, 2 usage or bad rules,\n"
-           "3 no NVML/driver, 4 no GPU. See docs/HEALTH.md.\n");
-}
+const struct gs_cli watch_cli = {
+    .name = "watch",
+    .usage = "gpuscope watch [options]",
+    .about = "Evaluate health checks and alert rules continuously; notify on stdout, by running a program,\n"
+             "or through a webhook.",
+    .opts = watch_opts,
+    .nopts = GS_NOPTS(watch_opts),
+    .footer = "Exit codes: 0 stopped normally, 1 notifications could not be delivered, 2 usage or bad rules,\n"
+              "3 no NVML/driver, 4 no GPU. See docs/HEALTH.md.",
+};
 
 struct loop {
     struct gs_notifier *nt;
@@ -313,7 +309,7 @@ int cmd_watch(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     if (!rs)
         return GS_EXIT_FAILURE;
     struct wctx wc = { &w, rs };
-    int rc = gs_opts_parse(watch_opts, sizeof(watch_opts) / sizeof(watch_opts[0]), argc, argv, &wc, "watch", &err);
+    int rc = gs_cli_parse(&watch_cli, argc, argv, &wc, &err);
     if (rc == 0) {
         rc = w.rules_path ? gs_rules_load(rs, w.rules_path, &err)
                           : gs_rules_parse(rs, gs_rules_default, strlen(gs_rules_default), "(built-in rules)", &err);

@@ -29,7 +29,8 @@ struct cmd {
 };
 
 static const struct cmd commands[] = {
-    { "query", cmd_query, NULL, 0, "snapshot or stream GPU and process readings (nvidia-smi/gpustat style)" },
+    { "query", cmd_query, NULL, 0, "snapshot or stream GPU and process readings (nvidia-smi/gpustat style)",
+      &query_cli },
     { "gpustat", cmd_gpustat, NULL, 0, "gpustat's output and flags (also when invoked as 'gpustat')" },
     { "smi", cmd_smi, NULL, 0, "nvidia-smi's outputs: table, -L, -q, -q -x, dmon, pmon (also as argv[0] nvidia-smi)" },
     { "top", NULL, "top", CMD_LONG_RUNNING, "the live view: GPUs, history charts, processes (htop/nvtop style)" },
@@ -44,8 +45,10 @@ static const struct cmd commands[] = {
     { "mark", NULL, "record", 0, "annotate the history (\"epoch 3 starts\")" },
     { "baseline", NULL, "record", 0, "save what normal looks like, and diff against it" },
     { "slurm", NULL, "record", 0, "Slurm prolog/epilog: job mapping files, per-job GPU summaries" },
-    { "pyhook", cmd_pyhook, NULL, 0, "the opt-in Python hook: PyTorch allocator figures and stacks of a process" },
-    { "burn", cmd_burn, NULL, CMD_LONG_RUNNING, "verified stress test with a PASS/WARN/FAIL verdict per GPU (exit 6/7)" },
+    { "pyhook", cmd_pyhook, NULL, 0, "the opt-in Python hook: PyTorch allocator figures and stacks of a process",
+      &pyhook_cli },
+    { "burn", cmd_burn, NULL, CMD_LONG_RUNNING, "verified stress test with a PASS/WARN/FAIL verdict per GPU (exit 6/7)",
+      &burn_cli },
 };
 
 /* Without a command: the live view on a terminal, a query snapshot otherwise

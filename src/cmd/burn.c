@@ -1,61 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * burn.c - `gpuscope burn`: option parsing, then src/burn/. A verified stress
+ * burn.c - `gpuscope burn`: its option table (cmd/opts.h), then src/burn/. A verified stress
  * test of every selected GPU with a verdict per GPU and an exit status a
  * script can trust (0 only when every GPU passed). docs/BURN.md.
  */
 #include "burn/burn.h"
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "health/report.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void usage(FILE *out)
-{
-    fprintf(out,
-            "usage: gpuscope burn [options]\n\n"
-            "Load every selected GPU with verified kernels (FP32/FP64 compute, tensor cores, memory patterns)\n"
-            "while watching temperature, power, clocks, throttle reasons, Xids, ECC, PCIe and GPU presence;\n"
-            "then a verdict per GPU (PASS, WARN, FAIL) with the evidence and what to do.\n\n"
-            "  --duration=DUR        how long (default 10m; 60s, 2h ...)\n"
-            "  -i, --id=IDS          only these GPUs (index, UUID or PCI bus id, comma-separated)\n"
-            "  --memory=SIZE         memory for the memory patterns: a share of free memory (90%%, the default)\n"
-            "                        or a size (4G, 512M)\n"
-            "  --workload=LIST       compute, tensor, memory (default all; compute = fp32,fp64)\n"
-            "  --json                the report as JSON (status lines go to a terminal's stderr)\n"
-            "  --db=FILE             also write the samples and the verdict into the recorder's database\n"
-            "                        (gpuscope report shows the burn with its throttling and events)\n"
-            "  --interval=DUR        sampling and status interval (default 1s)\n"
-            "  --status=auto|off     the live status lines (auto: redrawn on a terminal, every 10 s otherwise)\n"
-            "  --threshold=NAME=VAL  change a warning threshold (repeatable)\n"
-            "  --list-thresholds     print every warning threshold with its value\n"
-            "  --debug               print the CUDA functions bound and the launch sizes chosen\n"
-            "  --print-ptx=base|mma  print the PTX of the kernels and exit\n\n"
-            "Exit codes: 0 every GPU passed, 6 a warning, 7 a failure, 130 interrupted (Ctrl-C) without a\n"
-            "failure, 2 usage, 3 NVML or CUDA unusable, 4 no GPU. See docs/BURN.md.\n");
-}
-
-static const char *opt_value(int argc, char **argv, int *i, const char *name, struct gs_err *err)
-{
-    size_t n = strlen(name);
-    const char *a = argv[*i];
-    if (!strncmp(a, name, n) && a[n] == '=')
-        return a + n + 1;
-    if (*i + 1 >= argc) {
-        gs_err_set(err, GS_E_USAGE, "%s needs a value", name);
-        return NULL;
-    }
-    return argv[++*i];
-}
-
-static bool is_opt(const char *a, const char *name)
-{
-    size_t n = strlen(name);
-    return !strncmp(a, name, n) && (a[n] == '\0' || a[n] == '=');
-}
 
 static int parse_memory(const char *v, struct gs_burn_opts *o, struct gs_err *err)
 {
@@ -92,54 +49,98 @@ static int parse_duration(const char *v, const char *name, int64_t min_ms, int64
     return 0;
 }
 
-/* One option at argv[*i]: 0 consumed, 1 done (help, lists), or a negative errc. */
-static int parse_one(int argc, char **argv, int *i, struct gs_burn_opts *o, struct gs_err *err)
+/* ---- the setters: ctx is the struct gs_burn_opts ---- */
+
+static int o_duration(void *ctx, const char *const *v, struct gs_err *err)
 {
-    const char *a = argv[*i], *v;
-    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-        usage(stdout);
-        return 1;
-    }
-    if (is_opt(a, "--duration"))
-        return parse_duration(opt_value(argc, argv, i, "--duration", err), "--duration", 1000, &o->duration_ms, err);
-    if (is_opt(a, "--interval"))
-        return parse_duration(opt_value(argc, argv, i, "--interval", err), "--interval", 100, &o->interval_ms, err);
-    if (is_opt(a, "--id") || !strcmp(a, "-i"))
-        return (o->only_ids = opt_value(argc, argv, i, a[1] == 'i' ? "-i" : "--id", err)) ? 0 : -GS_E_USAGE;
-    if (is_opt(a, "--memory"))
-        return (v = opt_value(argc, argv, i, "--memory", err)) ? parse_memory(v, o, err) : -GS_E_USAGE;
-    if (is_opt(a, "--workload"))
-        return (v = opt_value(argc, argv, i, "--workload", err)) ? gs_burn_parse_workloads(v, &o->workloads, err)
-                                                                 : -GS_E_USAGE;
-    if (!strcmp(a, "--json") || !strcmp(a, "--format=json")) {
-        o->json = true;
-        return 0;
-    }
-    if (is_opt(a, "--db"))
-        return (o->db = opt_value(argc, argv, i, "--db", err)) ? 0 : -GS_E_USAGE;
-    if (is_opt(a, "--status")) {
-        if (!(o->status = opt_value(argc, argv, i, "--status", err)))
-            return -GS_E_USAGE;
-        return strcmp(o->status, "auto") && strcmp(o->status, "off")
-                   ? gs_err_set(err, GS_E_USAGE, "--status: auto or off") : 0;
-    }
-    if (is_opt(a, "--threshold"))
-        return (v = opt_value(argc, argv, i, "--threshold", err)) ? gs_burn_threshold_set(&o->th, v, err) : -GS_E_USAGE;
-    if (!strcmp(a, "--list-thresholds")) {
-        gs_burn_thresholds_list(&o->th, stdout);
-        return 1;
-    }
-    if (!strcmp(a, "--debug")) {
-        o->debug = true;
-        return 0;
-    }
-    if (is_opt(a, "--print-ptx")) {
-        if (!(v = opt_value(argc, argv, i, "--print-ptx", err)))
-            return -GS_E_USAGE;
-        return gs_burn_print_ptx(v) < 0 ? gs_err_set(err, GS_E_USAGE, "--print-ptx: base or mma") : 1;
-    }
-    return gs_err_set(err, GS_E_USAGE, "burn: unknown option '%s' (see gpuscope burn --help)", a);
+    return parse_duration(v[0], "--duration", 1000, &((struct gs_burn_opts *)ctx)->duration_ms, err);
 }
+
+static int o_interval(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return parse_duration(v[0], "--interval", 100, &((struct gs_burn_opts *)ctx)->interval_ms, err);
+}
+
+static int o_memory(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return parse_memory(v[0], ctx, err);
+}
+
+static int o_workload(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return gs_burn_parse_workloads(v[0], &((struct gs_burn_opts *)ctx)->workloads, err);
+}
+
+static int o_format(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if (strcmp(v[0], "json"))
+        return gs_err_set(err, GS_E_USAGE, "--format: only json (the default is the text report)");
+    ((struct gs_burn_opts *)ctx)->json = true;
+    return 0;
+}
+
+static int o_status(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if (strcmp(v[0], "auto") && strcmp(v[0], "off"))
+        return gs_err_set(err, GS_E_USAGE, "--status: auto or off");
+    ((struct gs_burn_opts *)ctx)->status = v[0];
+    return 0;
+}
+
+static int o_threshold(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return gs_burn_threshold_set(&((struct gs_burn_opts *)ctx)->th, v[0], err);
+}
+
+static int o_list_thresholds(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)v, (void)err;
+    gs_burn_thresholds_list(&((struct gs_burn_opts *)ctx)->th, stdout);
+    return GS_OPT_DONE;
+}
+
+static int o_print_ptx(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)ctx;
+    return gs_burn_print_ptx(v[0]) < 0 ? gs_err_set(err, GS_E_USAGE, "--print-ptx: base or mma") : GS_OPT_DONE;
+}
+
+static const struct gs_opt burn_opts[] = {
+    { "--duration", 0, "DUR", o_duration, "how long (default 10m; 60s, 2h ...)" },
+    { "--id", 'i', "IDS", NULL, "only these GPUs (index, UUID or PCI bus id, comma-separated)",
+      .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, GS_OPT_STORE_STR(struct gs_burn_opts, only_ids) },
+    { "--memory", 0, "SIZE", o_memory,
+      "memory for the memory patterns: a share of free memory (90%, the default)\nor a size (4G, 512M)" },
+    { "--workload", 0, "LIST", o_workload, "compute, tensor, memory (default all; compute = fp32,fp64)",
+      .comp = GS_COMP_CHOICES, .choices = "compute fp32 fp64 tensor memory all", .flags = GS_OPT_LIST },
+    { "--json", 0, NULL, NULL, "the report as JSON (status lines go to a terminal's stderr)",
+      GS_OPT_STORE_TRUE(struct gs_burn_opts, json) },
+    { "--format", 0, "json", o_format, "the same as --json", .flags = GS_OPT_HIDDEN },
+    { "--db", 0, "FILE", NULL,
+      "also write the samples and the verdict into the recorder's database\n"
+      "(gpuscope report shows the burn with its throttling and events)",
+      .comp = GS_COMP_FILE, GS_OPT_STORE_STR(struct gs_burn_opts, db) },
+    { "--interval", 0, "DUR", o_interval, "sampling and status interval (default 1s)" },
+    { "--status", 0, "auto|off", o_status, "the live status lines (auto: redrawn on a terminal, every 10 s otherwise)",
+      .comp = GS_COMP_CHOICES },
+    { "--threshold", 0, "NAME=VAL", o_threshold, "change a warning threshold", .flags = GS_OPT_REPEAT },
+    { "--list-thresholds", 0, NULL, o_list_thresholds, "print every warning threshold with its value" },
+    { "--debug", 0, NULL, NULL, "print the CUDA functions bound and the launch sizes chosen",
+      GS_OPT_STORE_TRUE(struct gs_burn_opts, debug) },
+    { "--print-ptx", 0, "base|mma", o_print_ptx, "print the PTX of the kernels and exit", .comp = GS_COMP_CHOICES },
+};
+
+const struct gs_cli burn_cli = {
+    .name = "burn",
+    .usage = "gpuscope burn [options]",
+    .about = "Load every selected GPU with verified kernels (FP32/FP64 compute, tensor cores, memory patterns)\n"
+             "while watching temperature, power, clocks, throttle reasons, Xids, ECC, PCIe and GPU presence;\n"
+             "then a verdict per GPU (PASS, WARN, FAIL) with the evidence and what to do.",
+    .opts = burn_opts,
+    .nopts = GS_NOPTS(burn_opts),
+    .footer = "Exit codes: 0 every GPU passed, 6 a warning, 7 a failure, 130 interrupted (Ctrl-C) without a\n"
+              "failure, 2 usage, 3 NVML or CUDA unusable, 4 no GPU. See docs/BURN.md.",
+};
 
 int cmd_burn(int argc, char **argv, const struct gs_cmd_ctx *ctx)
 {
@@ -147,14 +148,12 @@ int cmd_burn(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     struct gs_err err = { 0 };
     (void)ctx;
     gs_burn_opts_default(&o);
-    for (int i = 1; i < argc; i++) {
-        int rc = parse_one(argc, argv, &i, &o, &err);
-        if (rc > 0)
-            return GS_EXIT_OK;
-        if (rc < 0) {
-            gs_err_print(&err);
-            return GS_EXIT_USAGE;
-        }
+    int rc = gs_cli_parse(&burn_cli, argc, argv, &o, &err);
+    if (rc == GS_OPT_DONE)
+        return GS_EXIT_OK;
+    if (rc < 0) {
+        gs_err_print(&err);
+        return GS_EXIT_USAGE;
     }
     int code = gs_burn_run(&o, &err);
     if (err.code)

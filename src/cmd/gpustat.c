@@ -1,12 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * gpustat.c - `gpuscope gpustat`, also what the binary is when invoked as
- * `gpustat` (a symlink): gpustat 1.1's command line, parsed as its argparse
- * parser does (short flags combined, -P/-e/-i with an optional value, unique
- * prefixes of long options), then the query loop with gpustat's output
- * (src/format/gpustat.c). docs/GPUSTAT.md.
+ * `gpustat` (a symlink): gpustat 1.1's command line, then the query loop with
+ * gpustat's output (src/format/gpustat.c). docs/GPUSTAT.md.
+ *
+ * Its options are a cmd/opts.h table (--help, the man page and completions
+ * come from it), but this file parses them itself, because gpustat's argparse
+ * quirks are the point of this face and cmd/opts.c reads them otherwise:
+ * unique prefixes of long options (--show-po, with argparse's "ambiguous
+ * option" error), -P/-e/-i taking the NEXT word as their optional value unless
+ * it looks like an option (-P limit; cmd/opts.c only takes -Plimit), and
+ * argparse's error texts and usage on stderr, which scripts and gpustat's own
+ * tests match.
  */
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "format/format.h"
 #include "version.h"
 
@@ -25,57 +33,14 @@ struct gargs {
     double interval; /* -i: 0 = one shot */
 };
 
-enum gkind { G_FLAG, G_OPTIONAL, G_REQUIRED };
+#define A(ctx) ((struct gargs *)(ctx))
 
-struct gopt {
-    const char *lng[3]; /* long names (the first is the canonical one) */
-    char shrt;          /* short letter or 0 */
-    enum gkind kind;
-    const char *metavar;
-    int (*set)(struct gargs *a, const char *val, struct gs_err *err); /* val NULL: the flag's const */
-    const char *help;
-};
-
-static int set_force_color(struct gargs *a, const char *v, struct gs_err *e)
+static int set_force_color(void *ctx, const char *const *v, struct gs_err *e)
 {
     (void)v, (void)e;
-    a->force_color = true;
+    A(ctx)->force_color = true;
     return 0;
 }
-
-static int set_no_color(struct gargs *a, const char *v, struct gs_err *e)
-{
-    (void)v, (void)e;
-    a->no_color = true;
-    return 0;
-}
-
-static int set_id(struct gargs *a, const char *v, struct gs_err *e)
-{
-    (void)e;
-    a->out.only_ids = v;
-    return 0;
-}
-
-#define FLAG_SETTER(fn, field)                                       \
-    static int fn(struct gargs *a, const char *v, struct gs_err *e) \
-    {                                                                \
-        (void)v, (void)e;                                            \
-        field = true;                                                \
-        return 0;                                                    \
-    }
-FLAG_SETTER(set_all, a->show_all)
-FLAG_SETTER(set_cmd, a->g.show_cmd)
-FLAG_SETTER(set_full, a->g.show_full_cmd)
-FLAG_SETTER(set_user, a->g.show_user)
-FLAG_SETTER(set_pid, a->g.show_pid)
-FLAG_SETTER(set_fan, a->g.show_fan)
-FLAG_SETTER(set_json, a->json)
-FLAG_SETTER(set_no_header, a->g.no_header)
-FLAG_SETTER(set_no_procs, a->g.no_processes)
-FLAG_SETTER(set_debug, a->out.debug)
-FLAG_SETTER(set_help, a->help)
-FLAG_SETTER(set_version, a->version)
 
 /* argparse's choices= check */
 static const char *choose(const char *v, const char *const *choices, const char *opt, struct gs_err *err)
@@ -93,119 +58,125 @@ static const char *choose(const char *v, const char *const *choices, const char 
     return NULL;
 }
 
-static int set_codec(struct gargs *a, const char *v, struct gs_err *err)
+static int set_codec(void *ctx, const char *const *v, struct gs_err *err)
 {
     static const char *const choices[] = {"", "enc", "dec", "enc,dec", NULL};
-    a->g.codec = v ? choose(v, choices, "-e/--show-codec", err) : "enc,dec";
-    return a->g.codec ? 0 : -GS_E_USAGE;
+    A(ctx)->g.codec = v[0] ? choose(v[0], choices, "-e/--show-codec", err) : "enc,dec";
+    return A(ctx)->g.codec ? 0 : -GS_E_USAGE;
 }
 
-static int set_power(struct gargs *a, const char *v, struct gs_err *err)
+static int set_power(void *ctx, const char *const *v, struct gs_err *err)
 {
     static const char *const choices[] = {"", "draw", "limit", "draw,limit", "limit,draw", NULL};
-    a->g.power = v ? choose(v, choices, "-P/--show-power", err) : "draw,limit";
-    return a->g.power ? 0 : -GS_E_USAGE;
+    A(ctx)->g.power = v[0] ? choose(v[0], choices, "-P/--show-power", err) : "draw,limit";
+    return A(ctx)->g.power ? 0 : -GS_E_USAGE;
 }
 
-static int set_interval(struct gargs *a, const char *v, struct gs_err *err)
+static int set_interval(void *ctx, const char *const *v, struct gs_err *err)
 {
+    struct gargs *a = ctx;
     char *end;
 
-    if (!v) {
+    if (!v[0]) {
         a->interval = 1.0;
         return 0;
     }
-    a->interval = strtod(v, &end);
-    if (end == v || *end || !isfinite(a->interval) || a->interval > 1e6)
-        return gs_err_set(err, GS_E_USAGE, "argument -i/--interval/--watch: invalid float value: '%s'", v);
+    a->interval = strtod(v[0], &end);
+    if (end == v[0] || *end || !isfinite(a->interval) || a->interval > 1e6)
+        return gs_err_set(err, GS_E_USAGE, "argument -i/--interval/--watch: invalid float value: '%s'", v[0]);
     return 0;
 }
 
-static int set_width(struct gargs *a, const char *v, struct gs_err *err)
+static int set_width(void *ctx, const char *const *v, struct gs_err *err)
 {
     char *end;
-    long w = strtol(v, &end, 10);
+    long w = strtol(v[0], &end, 10);
 
-    if (end == v || *end)
-        return gs_err_set(err, GS_E_USAGE, "argument --gpuname-width: invalid nonnegative_int value: '%s'", v);
+    if (end == v[0] || *end)
+        return gs_err_set(err, GS_E_USAGE, "argument --gpuname-width: invalid nonnegative_int value: '%s'", v[0]);
     if (w < 0 || w > 1000)
         return gs_err_set(err, GS_E_USAGE, "argument --gpuname-width: Only non-negative integers are allowed.");
-    a->g.gpuname_width = (int)w;
+    A(ctx)->g.gpuname_width = (int)w;
     return 0;
 }
 
-static const struct gopt gopts[] = {
-    {{"--help"}, 'h', G_FLAG, NULL, set_help, "show this help message and exit"},
-    {{"--force-color", "--color"}, 0, G_FLAG, NULL, set_force_color, "Force to output with colors"},
-    {{"--no-color"}, 0, G_FLAG, NULL, set_no_color, "Suppress colored output"},
-    {{"--id"}, 0, G_REQUIRED, "ID", set_id, "Target a specific GPU (index; also UUID or PCI bus id)."},
-    {{"--show-all"}, 'a', G_FLAG, NULL, set_all, "Display all gpu properties above"},
-    {{"--show-cmd"}, 'c', G_FLAG, NULL, set_cmd, "Display cmd name of running process"},
-    {{"--show-full-cmd"}, 'f', G_FLAG, NULL, set_full, "Display full command and cpu stats of running process"},
-    {{"--show-user"}, 'u', G_FLAG, NULL, set_user, "Display username of running process"},
-    {{"--show-pid"}, 'p', G_FLAG, NULL, set_pid, "Display PID of running process"},
-    {{"--show-fan-speed", "--show-fan"}, 'F', G_FLAG, NULL, set_fan, "Display GPU fan speed"},
-    {{"--show-codec"}, 'e', G_OPTIONAL, "{,enc,dec,enc,dec}", set_codec, "Show encoder/decoder utilization"},
-    {{"--show-power"}, 'P', G_OPTIONAL, "{,draw,limit,draw,limit,limit,draw}", set_power,
-     "Show GPU power usage or draw (and/or limit)"},
-    {{"--json"}, 0, G_FLAG, NULL, set_json, "Print all the information in JSON format"},
-    {{"--interval", "--watch"}, 'i', G_OPTIONAL, "INTERVAL", set_interval,
-     "Use watch mode if given; seconds to wait between updates"},
-    {{"--no-header"}, 0, G_FLAG, NULL, set_no_header, "Suppress header message"},
-    {{"--gpuname-width"}, 0, G_REQUIRED, "GPUNAME_WIDTH", set_width,
-     "The width at which GPU names will be displayed."},
-    {{"--debug"}, 0, G_FLAG, NULL, set_debug, "Allow to print additional informations for debugging."},
-    {{"--no-processes"}, 0, G_FLAG, NULL, set_no_procs,
-     "Do not display running process information (memory, user, etc.)"},
-    {{"--version"}, 'v', G_FLAG, NULL, set_version, "show program's version number and exit"},
+#define FLAG(type, member) GS_OPT_STORE_TRUE(type, member)
+
+/* gpustat's own options, in its order. The spellings argparse gives one option
+ * (--force-color, --color) are rows of their own, next to each other; a row
+ * with GS_OPT_OPTIONAL takes the next word too unless it looks like an option
+ * (argparse's nargs='?'), which parse() below does, not cmd/opts.c. */
+static const struct gs_opt gopts[] = {
+    {"--help", 'h', NULL, NULL, "show this help message and exit", FLAG(struct gargs, help)},
+    {"--force-color", 0, NULL, set_force_color, "Force to output with colors"},
+    {"--color", 0, NULL, set_force_color, "the same as --force-color"},
+    {"--no-color", 0, NULL, NULL, "Suppress colored output", FLAG(struct gargs, no_color)},
+    {"--id", 0, "ID", NULL, "Target a specific GPU (index; also UUID or PCI bus id).", .comp = GS_COMP_GPU,
+     GS_OPT_STORE_STR(struct gargs, out.only_ids)},
+    {"--show-all", 'a', NULL, NULL, "Display all gpu properties above", FLAG(struct gargs, show_all)},
+    {"--show-cmd", 'c', NULL, NULL, "Display cmd name of running process", FLAG(struct gargs, g.show_cmd)},
+    {"--show-full-cmd", 'f', NULL, NULL, "Display full command and cpu stats of running process",
+     FLAG(struct gargs, g.show_full_cmd)},
+    {"--show-user", 'u', NULL, NULL, "Display username of running process", FLAG(struct gargs, g.show_user)},
+    {"--show-pid", 'p', NULL, NULL, "Display PID of running process", FLAG(struct gargs, g.show_pid)},
+    {"--show-fan-speed", 'F', NULL, NULL, "Display GPU fan speed", FLAG(struct gargs, g.show_fan)},
+    {"--show-fan", 0, NULL, NULL, "the same as --show-fan-speed", FLAG(struct gargs, g.show_fan)},
+    {"--show-codec", 'e', "WHICH", set_codec, "Show encoder/decoder utilization (enc, dec or enc,dec)",
+     .comp = GS_COMP_CHOICES, .choices = "enc dec enc,dec", .flags = GS_OPT_OPTIONAL},
+    {"--show-power", 'P', "WHICH", set_power, "Show GPU power usage or draw (and/or limit)",
+     .comp = GS_COMP_CHOICES, .choices = "draw limit draw,limit limit,draw", .flags = GS_OPT_OPTIONAL},
+    {"--json", 0, NULL, NULL, "Print all the information in JSON format", FLAG(struct gargs, json)},
+    {"--interval", 'i', "INTERVAL", set_interval, "Use watch mode if given; seconds to wait between updates",
+     .flags = GS_OPT_OPTIONAL},
+    {"--watch", 0, "INTERVAL", set_interval, "the same as --interval", .flags = GS_OPT_OPTIONAL},
+    {"--no-header", 0, NULL, NULL, "Suppress header message", FLAG(struct gargs, g.no_header)},
+    {"--gpuname-width", 0, "GPUNAME_WIDTH", set_width, "The width at which GPU names will be displayed."},
+    {"--debug", 0, NULL, NULL, "Allow to print additional informations for debugging.", FLAG(struct gargs, out.debug)},
+    {"--no-processes", 0, NULL, NULL, "Do not display running process information (memory, user, etc.)",
+     FLAG(struct gargs, g.no_processes)},
+    {"--version", 'v', NULL, NULL, "show program's version number and exit", FLAG(struct gargs, version)},
 };
 
-#define NGOPTS (sizeof(gopts) / sizeof(gopts[0]))
+const struct gs_cli gpustat_cli = {
+    .name = "gpustat",
+    .usage = "gpustat [-h] [--force-color | --no-color] [--id ID] [-a] [-c] [-f] [-u] [-p] [-F]\n"
+             "        [-e [{,enc,dec,enc,dec}]] [-P [{,draw,limit,draw,limit,limit,draw}]] [--json]\n"
+             "        [-i [INTERVAL]] [--no-header] [--gpuname-width GPUNAME_WIDTH] [--debug]\n"
+             "        [--no-processes] [-v]",
+    .about = "gpustat's output and flags, from gpuscope's sampler (docs/GPUSTAT.md).",
+    .opts = gopts,
+    .nopts = GS_NOPTS(gopts),
+};
 
+/* argparse's usage lines, for its errors */
 static void usage(FILE *out)
 {
-    fprintf(out, "usage: gpustat [-h] [--force-color | --no-color] [--id ID] [-a] [-c] [-f] [-u] [-p] [-F]\n"
-                 "               [-e [{,enc,dec,enc,dec}]] [-P [{,draw,limit,draw,limit,limit,draw}]] [--json]\n"
-                 "               [-i [INTERVAL]] [--no-header] [--gpuname-width GPUNAME_WIDTH] [--debug]\n"
-                 "               [--no-processes] [-v]\n");
-}
-
-static void help(void)
-{
-    usage(stdout);
-    printf("\ngpustat's output and flags, from gpuscope's sampler (docs/GPUSTAT.md).\n\noptions:\n");
-    for (size_t i = 0; i < NGOPTS; i++) {
-        char left[96] = "";
-        size_t n = 0;
-        if (gopts[i].shrt)
-            n += (size_t)snprintf(left + n, sizeof(left) - n, "-%c, ", gopts[i].shrt);
-        for (int k = 0; k < 3 && gopts[i].lng[k]; k++)
-            n += (size_t)snprintf(left + n, sizeof(left) - n, "%s%s", k ? ", " : "", gopts[i].lng[k]);
-        if (gopts[i].metavar && n < sizeof(left))
-            snprintf(left + n, sizeof(left) - n, gopts[i].kind == G_OPTIONAL ? " [%s]" : " %s", gopts[i].metavar);
-        printf("  %-34s %s\n", left, gopts[i].help);
+    const char *u = gpustat_cli.usage;
+    for (int first = 1; *u; first = 0) {
+        size_t len = strcspn(u, "\n");
+        fprintf(out, "%s%.*s\n", first ? "usage: " : "       ", (int)len, u);
+        u += len + (u[len] == '\n');
     }
 }
 
 /* A long option by its name or a unique prefix of one (argparse allow_abbrev). */
-static const struct gopt *find_long(const char *name, size_t len, struct gs_err *err)
+static const struct gs_opt *find_long(const char *name, size_t len, struct gs_err *err)
 {
-    const struct gopt *hit = NULL;
+    const struct gs_opt *hit = NULL;
     char names[256] = "";
     size_t n = 0;
     int hits = 0;
 
-    for (size_t i = 0; i < NGOPTS; i++)
-        for (int k = 0; k < 3 && gopts[i].lng[k]; k++) {
-            if (strncmp(gopts[i].lng[k], name, len) != 0)
-                continue;
-            if (strlen(gopts[i].lng[k]) == len)
-                return &gopts[i];
-            hits++;
-            hit = &gopts[i];
-            n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s", n ? ", " : "",
-                                  gopts[i].lng[k]);
-        }
+    for (size_t i = 0; i < GS_NOPTS(gopts); i++) {
+        if (strncmp(gopts[i].lng, name, len) != 0)
+            continue;
+        if (strlen(gopts[i].lng) == len)
+            return &gopts[i];
+        hits++;
+        hit = &gopts[i];
+        n += (size_t)snprintf(names + n, n < sizeof(names) ? sizeof(names) - n : 0, "%s%s", n ? ", " : "",
+                              gopts[i].lng);
+    }
     if (hits == 1)
         return hit;
     if (hits)
@@ -215,9 +186,9 @@ static const struct gopt *find_long(const char *name, size_t len, struct gs_err 
     return NULL;
 }
 
-static const struct gopt *find_short(char c)
+static const struct gs_opt *find_short(char c)
 {
-    for (size_t i = 0; i < NGOPTS; i++)
+    for (size_t i = 0; i < GS_NOPTS(gopts); i++)
         if (gopts[i].shrt == c)
             return &gopts[i];
     return NULL;
@@ -234,39 +205,43 @@ static bool takes_next(int i, int argc, char **argv)
 }
 
 /* Apply option o with an inline value (or NULL), maybe taking argv[*i + 1]. */
-static int apply(struct gargs *a, const struct gopt *o, const char *inl, int *i, int argc, char **argv,
+static int apply(struct gargs *a, const struct gs_opt *o, const char *inl, int *i, int argc, char **argv,
                  struct gs_err *err)
 {
-    const char *val = inl;
+    const char *v[2] = {inl, NULL};
 
-    if (o->kind == G_FLAG && inl)
-        return gs_err_set(err, GS_E_USAGE, "argument %s: ignored explicit argument '%s'", o->lng[0], inl);
-    if (!val && o->kind != G_FLAG && takes_next(*i, argc, argv))
-        val = argv[++*i];
-    if (!val && o->kind == G_REQUIRED)
-        return gs_err_set(err, GS_E_USAGE, "argument %s: expected one argument", o->lng[0]);
-    return o->set(a, val, err);
+    if (!o->arg && inl)
+        return gs_err_set(err, GS_E_USAGE, "argument %s: ignored explicit argument '%s'", o->lng, inl);
+    if (!v[0] && o->arg && takes_next(*i, argc, argv))
+        v[0] = argv[++*i];
+    if (!v[0] && o->arg && !(o->flags & GS_OPT_OPTIONAL))
+        return gs_err_set(err, GS_E_USAGE, "argument %s: expected one argument", o->lng);
+    if (o->set)
+        return o->set(a, v, err);
+    return o->store((char *)a + o->off, v, err);
 }
 
+/* gpustat's command line as its argparse parser reads it: long options by
+ * unique prefix, short flags combined (-cup), -P/-e/-i with an optional value
+ * (-Plimit, -P limit, -P), its error texts. */
 static int parse(int argc, char **argv, struct gargs *a, struct gs_err *err)
 {
     for (int i = 1; i < argc; i++) {
         const char *t = argv[i];
-        int rc;
         if (t[0] == '-' && t[1] == '-' && t[2]) {
             const char *eq = strchr(t, '=');
-            const struct gopt *o = find_long(t, eq ? (size_t)(eq - t) : strlen(t), err);
-            if (!o || (rc = apply(a, o, eq ? eq + 1 : NULL, &i, argc, argv, err)) < 0)
+            const struct gs_opt *o = find_long(t, eq ? (size_t)(eq - t) : strlen(t), err);
+            if (!o || apply(a, o, eq ? eq + 1 : NULL, &i, argc, argv, err) < 0)
                 return -GS_E_USAGE;
             continue;
         }
         if (t[0] != '-' || !t[1])
             return gs_err_set(err, GS_E_USAGE, "unrecognized arguments: %s", t);
         for (const char *c = t + 1; *c; c++) { /* -cup, -Plimit,draw */
-            const struct gopt *o = find_short(*c);
+            const struct gs_opt *o = find_short(*c);
             if (!o)
                 return gs_err_set(err, GS_E_USAGE, "unrecognized arguments: %s", t);
-            if (o->kind != G_FLAG && c[1]) {
+            if (o->arg && c[1]) {
                 if (apply(a, o, c + 1, &i, argc, argv, err) < 0)
                     return -GS_E_USAGE;
                 break;
@@ -322,7 +297,7 @@ int cmd_gpustat(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         return GS_EXIT_USAGE;
     }
     if (a.help) {
-        help();
+        gs_cli_help(stdout, &gpustat_cli);
         return GS_EXIT_OK;
     }
     if (a.version) {

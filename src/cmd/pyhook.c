@@ -5,7 +5,8 @@
  *   path           the directory to put on PYTHONPATH
  *   stats PID      PyTorch's allocator figures of a hooked process (--json: as sent)
  *   stacks PID     every thread's Python stack (--json: as sent)
- * src/core/pyhook.c does the talking; docs/PYHOOK.md has the protocol.
+ * Options and operands from its table (cmd/opts.h); src/core/pyhook.c does
+ * the talking; docs/PYHOOK.md has the protocol.
  */
 #include <jansson.h>
 #include <stdio.h>
@@ -14,25 +15,51 @@
 #include <sys/stat.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/pyhook.h"
 #include "lib/bytes.h"
 #include "lib/roots.h"
 
-static void pyhook_usage(FILE *out)
+/* What the command line says: the action, its PID, --json. */
+struct pyargs {
+    const char *action; /* env, path, stats, stacks (hello: the raw handshake, for tests) */
+    const char *pid;
+    bool json;
+};
+
+static int o_action(void *ctx, const char *const *v, struct gs_err *err)
 {
-    fprintf(out,
-        "usage: gpuscope pyhook env | path | stats PID [--json] | stacks PID [--json]\n\n"
-        "gpuscope's opt-in hook for Python processes: once loaded, a process answers on a\n"
-        "socket only its user and root can reach, with PyTorch's CUDA allocator figures\n"
-        "(allocated, reserved, cache, peaks, retries, OOMs) and its threads' Python stacks.\n"
-        "top, query, serve, record and doctor read them.\n\n"
-        "  env          print the shell lines that load it:  eval \"$(gpuscope pyhook env)\"\n"
-        "               (or start the job with: gpuscope run --python -- python train.py)\n"
-        "  path         the directory to put first on PYTHONPATH\n"
-        "  stats PID    ask a hooked process for its allocator figures\n"
-        "  stacks PID   ask it for every thread's Python stack\n"
-        "  --json       print the answer as the process sent it\n");
+    static const char *const actions[] = { "env", "path", "stats", "stacks", "hello" };
+    for (size_t k = 0; k < sizeof(actions) / sizeof(actions[0]); k++)
+        if (!strcmp(v[0], actions[k])) {
+            ((struct pyargs *)ctx)->action = actions[k];
+            return 0;
+        }
+    return gs_err_set(err, GS_E_USAGE, "pyhook: unknown action '%s' (env, path, stats PID, stacks PID)", v[0]);
 }
+
+static const struct gs_opt pyhook_opts[] = {
+    { "--json", 0, NULL, NULL, "print the answer as the process sent it", GS_OPT_STORE_TRUE(struct pyargs, json) },
+    { NULL, 0, "env|path|stats|stacks", o_action, "what to do", .comp = GS_COMP_CHOICES },
+    { NULL, 0, "PID", NULL, "the hooked process (stats, stacks)", GS_OPT_STORE_STR(struct pyargs, pid) },
+};
+
+const struct gs_cli pyhook_cli = {
+    .name = "pyhook",
+    .usage = "gpuscope pyhook env\ngpuscope pyhook path\ngpuscope pyhook stats PID [--json]\n"
+             "gpuscope pyhook stacks PID [--json]",
+    .about = "gpuscope's opt-in hook for Python processes: once loaded, a process answers on a\n"
+             "socket only its user and root can reach, with PyTorch's CUDA allocator figures\n"
+             "(allocated, reserved, cache, peaks, retries, OOMs) and its threads' Python stacks.\n"
+             "top, query, serve, record and doctor read them.\n\n"
+             "  env          print the shell lines that load it:  eval \"$(gpuscope pyhook env)\"\n"
+             "               (or start the job with: gpuscope run --python -- python train.py)\n"
+             "  path         the directory to put first on PYTHONPATH\n"
+             "  stats PID    ask a hooked process for its allocator figures\n"
+             "  stacks PID   ask it for every thread's Python stack",
+    .opts = pyhook_opts,
+    .nopts = GS_NOPTS(pyhook_opts),
+};
 
 /* Single-quoted for sh. */
 static void sh_quote(const char *s)
@@ -109,46 +136,48 @@ static int ask(uint32_t pid, const char *op, bool json)
     return rc;
 }
 
-int cmd_pyhook(int argc, char **argv, const struct gs_cmd_ctx *ctx)
+static int env_or_path(const char *action)
 {
     char dir[4096];
-    bool json = false;
-    (void)ctx;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--json")) {
-            json = true;
-            memmove(&argv[i], &argv[i + 1], (size_t)(argc - i) * sizeof(*argv));
-            argc--;
-            i--;
-        }
-    if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-        pyhook_usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? GS_EXIT_USAGE : GS_EXIT_OK;
+    if (gs_pyhook_python_dir(dir, sizeof(dir)) < 0) {
+        fprintf(stderr, "gpuscope pyhook: the hook's Python files are not installed (python/hook in the source "
+                        "tree, share/gpuscope/python-hook when installed)\n");
+        return GS_EXIT_FAILURE;
     }
-    if (!strcmp(argv[1], "env") || !strcmp(argv[1], "path")) {
-        if (gs_pyhook_python_dir(dir, sizeof(dir)) < 0) {
-            fprintf(stderr, "gpuscope pyhook: the hook's Python files are not installed (python/hook in the source "
-                            "tree, share/gpuscope/python-hook when installed)\n");
-            return GS_EXIT_FAILURE;
-        }
-        if (!strcmp(argv[1], "path")) {
-            printf("%s\n", dir);
-            return GS_EXIT_OK;
-        }
-        fputs("export PYTHONPATH=", stdout);
-        sh_quote(dir);
-        fputs("${PYTHONPATH:+:$PYTHONPATH}\nexport GPUSCOPE_PYHOOK=1\n", stdout);
+    if (!strcmp(action, "path")) {
+        printf("%s\n", dir);
         return GS_EXIT_OK;
     }
-    if ((!strcmp(argv[1], "stats") || !strcmp(argv[1], "stacks") || !strcmp(argv[1], "hello")) && argc == 3) {
-        char *end;
-        unsigned long pid = strtoul(argv[2], &end, 10);
-        if (*end || !pid || pid > 0x7fffffff) {
-            fprintf(stderr, "gpuscope pyhook: '%s' is not a PID\n", argv[2]);
-            return GS_EXIT_USAGE;
-        }
-        return ask((uint32_t)pid, argv[1], json || !strcmp(argv[1], "hello"));
+    fputs("export PYTHONPATH=", stdout);
+    sh_quote(dir);
+    fputs("${PYTHONPATH:+:$PYTHONPATH}\nexport GPUSCOPE_PYHOOK=1\n", stdout);
+    return GS_EXIT_OK;
+}
+
+int cmd_pyhook(int argc, char **argv, const struct gs_cmd_ctx *ctx)
+{
+    struct pyargs a = { 0 };
+    struct gs_err err = { 0 };
+    (void)ctx;
+    int rc = gs_cli_parse(&pyhook_cli, argc, argv, &a, &err);
+    if (rc == GS_OPT_DONE)
+        return GS_EXIT_OK;
+    if (rc < 0) {
+        gs_err_print(&err);
+        return GS_EXIT_USAGE;
     }
-    pyhook_usage(stderr);
-    return GS_EXIT_USAGE;
+    bool env = a.action && (!strcmp(a.action, "env") || !strcmp(a.action, "path"));
+    if (!a.action || env == !!a.pid) { /* env and path take no PID; stats and stacks need one */
+        gs_cli_help(stderr, &pyhook_cli);
+        return GS_EXIT_USAGE;
+    }
+    if (env)
+        return env_or_path(a.action);
+    char *end;
+    unsigned long pid = strtoul(a.pid, &end, 10);
+    if (*end || !pid || pid > 0x7fffffff) {
+        fprintf(stderr, "gpuscope pyhook: '%s' is not a PID\n", a.pid);
+        return GS_EXIT_USAGE;
+    }
+    return ask((uint32_t)pid, a.action, a.json || !strcmp(a.action, "hello"));
 }

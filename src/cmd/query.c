@@ -1,12 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * query.c - `gpuscope query`: option parsing from one declarative table (help
- * text and parsing cannot drift apart), then gs_out_run() in src/format/. The
- * options follow nvidia-smi's (--query-gpu, --format=csv,noheader,nounits,
- * -l, -lms, -i) so scripts written for it keep working. docs/QUERY.md.
+ * query.c - `gpuscope query`: its option table (cmd/opts.h: parsing, --help,
+ * the man page and the completions from one place), then gs_out_run() in
+ * src/format/. The options follow nvidia-smi's (--query-gpu,
+ * --format=csv,noheader,nounits, -l, -lms, -i 0,1, in any order) so scripts
+ * written for it keep working; its two spellings a getopt-style parser reads
+ * otherwise (-lms 500, -i=0) go through cmd/smi_argv.c first. docs/QUERY.md.
  */
 #include "core/prom_api.h"
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "cmd/smi_argv.h"
 #include "core/module.h"
 #include "format/format.h"
 
@@ -23,16 +27,7 @@ struct qargs {
     const char *query_opt; /* which --query-* was given, NULL if none */
     bool format_set;
     const char *color; /* auto, always, never */
-    bool help_done;    /* --help or --help-query-*: print, exit 0 */
     struct gs_prom_opts prom; /* --prometheus URL, --match, --prometheus-config: the fleet */
-};
-
-struct opt {
-    const char *lng;  /* "--loop" */
-    const char *shrt; /* "-l", "-lms" or NULL */
-    const char *arg;  /* metavariable, NULL for a flag */
-    int (*set)(struct qargs *q, const char *val, struct gs_err *err);
-    const char *help;
 };
 
 static int set_fields(struct qargs *q, enum gs_query_kind kind, const char *opt, const char *val,
@@ -44,19 +39,25 @@ static int set_fields(struct qargs *q, enum gs_query_kind kind, const char *opt,
     return gs_fieldlist_parse(&q->fields, kind, val, err);
 }
 
-static int opt_query_gpu(struct qargs *q, const char *val, struct gs_err *err)
+static int opt_query_gpu(void *ctx, const char *const *v, struct gs_err *err)
 {
+    struct qargs *q = ctx;
+    const char *val = v[0];
     return set_fields(q, GS_QUERY_GPU, "--query-gpu", val, err);
 }
 
-static int opt_query_apps(struct qargs *q, const char *val, struct gs_err *err)
+static int opt_query_apps(void *ctx, const char *const *v, struct gs_err *err)
 {
+    struct qargs *q = ctx;
+    const char *val = v[0];
     return set_fields(q, GS_QUERY_COMPUTE_APPS, "--query-compute-apps", val, err);
 }
 
 /* csv[,noheader][,nounits] | json | table */
-static int opt_format(struct qargs *q, const char *val, struct gs_err *err)
+static int opt_format(void *ctx, const char *const *v, struct gs_err *err)
 {
+    struct qargs *q = ctx;
+    const char *val = v[0];
     char buf[64];
     char *save = NULL;
 
@@ -87,21 +88,20 @@ static int opt_format(struct qargs *q, const char *val, struct gs_err *err)
     return 0;
 }
 
-static int opt_details(struct qargs *q, const char *val, struct gs_err *err)
+static int opt_details(void *ctx, const char *const *v, struct gs_err *err)
 {
-    (void)val;
-    (void)err;
-    q->out.format = GS_OUT_DETAILS;
+    (void)v, (void)err;
+    ((struct qargs *)ctx)->out.format = GS_OUT_DETAILS;
     return 0;
 }
 
-static int parse_interval(const char *val, double scale, uint64_t *ns, struct gs_err *err)
+static int parse_interval(const char *opt, const char *val, double scale, uint64_t *ns, struct gs_err *err)
 {
     char *end;
     double v = strtod(val, &end);
 
     if (end == val || *end || !isfinite(v) || v <= 0 || v * scale > 1e6)
-        return gs_err_set(err, GS_E_USAGE, "invalid interval '%s': a positive number, at most 1000000 s",
+        return gs_err_set(err, GS_E_USAGE, "%s: invalid interval '%s': a positive number, at most 1000000 s", opt,
                           val);
     *ns = (uint64_t)llround(v * scale * 1e9);
     if (*ns < 1000000)
@@ -109,121 +109,32 @@ static int parse_interval(const char *val, double scale, uint64_t *ns, struct gs
     return 0;
 }
 
-static int opt_loop(struct qargs *q, const char *val, struct gs_err *err)
+static int opt_loop(void *ctx, const char *const *v, struct gs_err *err)
 {
-    return parse_interval(val, 1.0, &q->out.interval_ns, err);
+    return parse_interval("--loop", v[0], 1.0, &((struct qargs *)ctx)->out.interval_ns, err);
 }
 
-static int opt_loop_ms(struct qargs *q, const char *val, struct gs_err *err)
+static int opt_loop_ms(void *ctx, const char *const *v, struct gs_err *err)
 {
-    return parse_interval(val, 1e-3, &q->out.interval_ns, err);
+    return parse_interval("--loop-ms", v[0], 1e-3, &((struct qargs *)ctx)->out.interval_ns, err);
 }
 
-static int opt_count(struct qargs *q, const char *val, struct gs_err *err)
+static int opt_count(void *ctx, const char *const *v, struct gs_err *err)
 {
     char *end;
-    unsigned long long n = strtoull(val, &end, 10);
+    unsigned long long n = strtoull(v[0], &end, 10);
 
-    if (end == val || *end || val[0] == '-' || n == 0)
-        return gs_err_set(err, GS_E_USAGE, "--count: '%s' is not a positive whole number", val);
-    q->out.count = n;
+    if (end == v[0] || *end || v[0][0] == '-' || n == 0)
+        return gs_err_set(err, GS_E_USAGE, "--count: '%s' is not a positive whole number", v[0]);
+    ((struct qargs *)ctx)->out.count = n;
     return 0;
 }
 
-static int opt_id(struct qargs *q, const char *val, struct gs_err *err)
+static int opt_color(void *ctx, const char *const *v, struct gs_err *err)
 {
-    (void)err;
-    q->out.only_ids = val;
-    return 0;
-}
-
-static int opt_color(struct qargs *q, const char *val, struct gs_err *err)
-{
-    if (strcmp(val, "auto") && strcmp(val, "always") && strcmp(val, "never"))
+    if (strcmp(v[0], "auto") && strcmp(v[0], "always") && strcmp(v[0], "never"))
         return gs_err_set(err, GS_E_USAGE, "--color: use auto, always or never");
-    q->color = val;
-    return 0;
-}
-
-static int opt_debug(struct qargs *q, const char *val, struct gs_err *err)
-{
-    (void)val;
-    (void)err;
-    q->out.debug = true;
-    return 0;
-}
-
-static int opt_verbose(struct qargs *q, const char *val, struct gs_err *err)
-{
-    (void)val;
-    (void)err;
-    q->out.verbose = true;
-    return 0;
-}
-
-static int opt_prometheus(struct qargs *q, const char *val, struct gs_err *err)
-{
-    (void)err;
-    q->prom.url = val;
-    return 0;
-}
-
-static int opt_match(struct qargs *q, const char *val, struct gs_err *err)
-{
-    (void)err;
-    q->prom.match = val;
-    return 0;
-}
-
-static int opt_prom_config(struct qargs *q, const char *val, struct gs_err *err)
-{
-    (void)err;
-    q->prom.config_path = val;
-    return 0;
-}
-
-static int opt_help(struct qargs *q, const char *val, struct gs_err *err);
-static int opt_help_gpu(struct qargs *q, const char *val, struct gs_err *err);
-static int opt_help_apps(struct qargs *q, const char *val, struct gs_err *err);
-
-static const struct opt options[] = {
-    {"--query-gpu", NULL, "FIELDS", opt_query_gpu, "comma-separated nvidia-smi field names (CSV output)"},
-    {"--query-compute-apps", NULL, "FIELDS", opt_query_apps, "one CSV row per compute process"},
-    {"--format", NULL, "FMT", opt_format, "csv[,noheader][,nounits] | json | table (default) | gpustat"},
-    {"--details", "-q", NULL, opt_details, "everything known per GPU, grouped (like nvidia-smi -q)"},
-    {"--loop", "-l", "SECONDS", opt_loop, "repeat every SECONDS (fractions allowed) until Ctrl-C"},
-    {"--loop-ms", "-lms", "MS", opt_loop_ms, "repeat every MS milliseconds"},
-    {"--count", "-c", "N", opt_count, "stop after N snapshots (alone: loops every 1 s)"},
-    {"--id", "-i", "IDS", opt_id, "GPUs by index, UUID or PCI bus id, comma-separated"},
-    {"--color", NULL, "WHEN", opt_color, "auto (default: on a terminal, unless NO_COLOR), always, never"},
-    {"--debug", NULL, NULL, opt_debug, "print the NVML library and symbols bound, to stderr"},
-    {"--verbose", "-v", NULL, opt_verbose, "explain on stderr (fields gpuscope does not read, ...)"},
-    {"--prometheus", NULL, "URL", opt_prometheus, "the fleet: every GPU a Prometheus holds (docs/FLEET.md)"},
-    {"--match", NULL, "SELECTOR", opt_match, "with --prometheus: only series matching '{label=\"value\",...}'"},
-    {"--prometheus-config", NULL, "FILE", opt_prom_config, "credentials and TLS (Prometheus' http_config YAML)"},
-    {"--help-query-gpu", NULL, NULL, opt_help_gpu, "list the --query-gpu fields"},
-    {"--help-query-compute-apps", NULL, NULL, opt_help_apps, "list the --query-compute-apps fields"},
-    {"--help", "-h", NULL, opt_help, "this help"},
-};
-
-#define NOPTS (sizeof(options) / sizeof(options[0]))
-
-static int opt_help(struct qargs *q, const char *val, struct gs_err *err)
-{
-    (void)val;
-    (void)err;
-    printf("usage: gpuscope query [options]\n\n"
-           "Snapshot or stream GPU and process readings. Without options: a compact table.\n\n");
-    for (size_t i = 0; i < NOPTS; i++) {
-        char left[64];
-        snprintf(left, sizeof(left), "%s%s%s%s%s", options[i].shrt ? options[i].shrt : "",
-                 options[i].shrt ? ", " : "", options[i].lng, options[i].arg ? "=" : "",
-                 options[i].arg ? options[i].arg : "");
-        printf("  %-30s %s\n", left, options[i].help);
-    }
-    printf("\nExit codes: 0 ok, 2 usage, 3 no NVML/driver, 4 no GPU, 5 partial (a GPU lost or failing).\n"
-           "See docs/QUERY.md and docs/JSON.md.\n");
-    q->help_done = true;
+    ((struct qargs *)ctx)->color = v[0];
     return 0;
 }
 
@@ -233,59 +144,79 @@ static void print_line(void *arg, const char *text)
     puts(text);
 }
 
-static int opt_help_gpu(struct qargs *q, const char *val, struct gs_err *err)
+static int opt_help_gpu(void *ctx, const char *const *v, struct gs_err *err)
 {
-    (void)val;
-    (void)err;
+    (void)ctx, (void)v, (void)err;
     gs_fields_help(GS_QUERY_GPU, print_line, NULL);
-    q->help_done = true;
-    return 0;
+    return GS_OPT_DONE;
 }
 
-static int opt_help_apps(struct qargs *q, const char *val, struct gs_err *err)
+static int opt_help_apps(void *ctx, const char *const *v, struct gs_err *err)
 {
-    (void)val;
-    (void)err;
+    (void)ctx, (void)v, (void)err;
     gs_fields_help(GS_QUERY_COMPUTE_APPS, print_line, NULL);
-    q->help_done = true;
-    return 0;
+    return GS_OPT_DONE;
 }
 
-/* Find the option for argv token tok; *val gets an inline "=value" or NULL. */
-static const struct opt *find_opt(const char *tok, const char **val)
-{
-    const char *eq = strchr(tok, '=');
-    size_t len = eq ? (size_t)(eq - tok) : strlen(tok);
+static const struct gs_opt query_opts[] = {
+    { "--query-gpu", 0, "FIELDS", opt_query_gpu, "comma-separated nvidia-smi field names (CSV output)",
+      .comp = GS_COMP_FIELDS, .choices = "--help-query-gpu", .flags = GS_OPT_LIST,
+      .man = "Comma-separated nvidia-smi(1) field names; one CSV row per GPU. --help-query-gpu lists them." },
+    { "--query-compute-apps", 0, "FIELDS", opt_query_apps, "one CSV row per compute process",
+      .comp = GS_COMP_FIELDS, .choices = "--help-query-compute-apps", .flags = GS_OPT_LIST },
+    { "--format", 0, "FMT", opt_format, "csv[,noheader][,nounits] | json | table (default) | gpustat",
+      .comp = GS_COMP_CHOICES, .choices = "csv noheader nounits json table gpustat", .flags = GS_OPT_LIST,
+      .man = "csv, with ,noheader and/or ,nounits after it (csv,noheader,nounits); json; table (the default); "
+             "or gpustat (gpustat's default lines; its own flags: gpuscope-gpustat(1))." },
+    { "--details", 'q', NULL, opt_details, "everything known per GPU, grouped (like nvidia-smi -q)" },
+    { "--loop", 'l', "SECONDS", opt_loop, "repeat every SECONDS (fractions allowed) until Ctrl-C",
+      .man = "Repeat every SECONDS (fractions allowed) until interrupted; JSON becomes one object per line." },
+    { "--loop-ms", 0, "MS", opt_loop_ms, "repeat every MS milliseconds" },
+    { "-lms", 0, "MS", opt_loop_ms, "the same as --loop-ms (nvidia-smi's spelling)" },
+    { "--count", 'c', "N", opt_count, "stop after N snapshots (alone: loops every 1 s)" },
+    { "--id", 'i', "IDS", NULL, "GPUs by index, UUID or PCI bus id, comma-separated", .comp = GS_COMP_GPU,
+      .flags = GS_OPT_LIST, GS_OPT_STORE_STR(struct qargs, out.only_ids) },
+    { "--color", 0, "WHEN", opt_color, "auto (default: on a terminal, unless NO_COLOR), always, never",
+      .comp = GS_COMP_CHOICES, .choices = "auto always never" },
+    { "--debug", 0, NULL, NULL, "print the NVML library and symbols bound, to stderr",
+      GS_OPT_STORE_TRUE(struct qargs, out.debug) },
+    { "--verbose", 'v', NULL, NULL, "explain on stderr (fields gpuscope does not read, ...)",
+      GS_OPT_STORE_TRUE(struct qargs, out.verbose) },
+    { "--prometheus", 0, "URL", NULL, "the fleet: every GPU a Prometheus holds (docs/FLEET.md)",
+      GS_OPT_STORE_STR(struct qargs, prom.url),
+      .man = "The fleet: every GPU that the Prometheus (or VictoriaMetrics, Thanos, Mimir) at URL holds series of, "
+             "from gpuscope-serve(1) or dcgm-exporter, each with its node as host. See docs/FLEET.md." },
+    { "--match", 0, "SELECTOR", NULL, "with --prometheus: only series matching '{label=\"value\",...}'",
+      GS_OPT_STORE_STR(struct qargs, prom.match) },
+    { "--prometheus-config", 0, "FILE", NULL, "credentials and TLS (Prometheus' http_config YAML)",
+      .comp = GS_COMP_FILE, GS_OPT_STORE_STR(struct qargs, prom.config_path),
+      .man = "Credentials and TLS for --prometheus: Prometheus' http_config in YAML (basic_auth, authorization, "
+             "bearer_token_file, tls_config)." },
+    { "--help-query-gpu", 0, NULL, opt_help_gpu, "list the --query-gpu fields",
+      .man = "List the --query-gpu fields, with their aliases and units." },
+    { "--help-query-compute-apps", 0, NULL, opt_help_apps, "list the --query-compute-apps fields" },
+};
 
-    *val = eq ? eq + 1 : NULL;
-    for (size_t i = 0; i < NOPTS; i++) {
-        const char *names[2] = {options[i].lng, options[i].shrt};
-        for (int k = 0; k < 2; k++)
-            if (names[k] && strlen(names[k]) == len && !strncmp(names[k], tok, len))
-                return &options[i];
-    }
-    return NULL;
-}
+const struct gs_cli query_cli = {
+    .name = "query",
+    .usage = "gpuscope query [options]",
+    .about = "Snapshot or stream GPU and process readings. Without options: a compact table.",
+    .opts = query_opts,
+    .nopts = GS_NOPTS(query_opts),
+    .footer = "Exit codes: 0 ok, 2 usage, 3 no NVML/driver, 4 no GPU, 5 partial (a GPU lost or failing).\n"
+              "See docs/QUERY.md and docs/JSON.md.",
+};
 
+/* nvidia-smi's spellings (-lms, -i=0: cmd/smi_argv.h), then the table. */
 static int parse_args(int argc, char **argv, struct qargs *q, struct gs_err *err)
 {
-    for (int i = 1; i < argc && !q->help_done; i++) {
-        const char *val;
-        const struct opt *o = find_opt(argv[i], &val);
-        if (!o)
-            return gs_err_set(err, GS_E_USAGE, "query: unknown option '%s' (see 'gpuscope query --help')",
-                              argv[i]);
-        if (o->arg && !val) {
-            if (i + 1 >= argc)
-                return gs_err_set(err, GS_E_USAGE, "%s needs a value (%s)", o->lng, o->arg);
-            val = argv[++i];
-        } else if (!o->arg && val) {
-            return gs_err_set(err, GS_E_USAGE, "%s takes no value", o->lng);
-        }
-        if (o->set(q, val, err) < 0)
-            return -err->code;
-    }
-    return 0;
+    char **v;
+    int n = gs_smi_argv(&query_cli, argc, argv, &v);
+    if (n < 0)
+        return gs_err_set(err, GS_E_NOMEM, "query: out of memory");
+    int rc = gs_cli_parse(&query_cli, n, v, q, err);
+    free(v);
+    return rc;
 }
 
 static bool want_color(const char *when)
@@ -345,14 +276,15 @@ int cmd_query(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     memset(&q, 0, sizeof(q));
     q.color = "auto";
     q.out.nvml_lib = ctx->nvml_lib;
-    if (parse_args(argc, argv, &q, &err) < 0 || (!q.help_done && finish(&q, &err) < 0)) {
+    int rc = parse_args(argc, argv, &q, &err);
+    if (rc == GS_OPT_DONE) { /* --help, --help-query-*: printed */
+        gs_fieldlist_free(&q.fields);
+        return GS_EXIT_OK;
+    }
+    if (rc < 0 || finish(&q, &err) < 0) {
         gs_err_print(&err);
         gs_fieldlist_free(&q.fields);
         return err.code == GS_E_NOMEM ? GS_EXIT_FAILURE : GS_EXIT_USAGE;
-    }
-    if (q.help_done) {
-        gs_fieldlist_free(&q.fields);
-        return GS_EXIT_OK;
     }
     if (q.prom.url) { /* the fleet: one more backend, from the fleet module */
         q.out.backend = gs_module_symbol("fleet", "gs_prom_backend", &err);

@@ -204,18 +204,40 @@ static bool takes_next(int i, int argc, char **argv)
     return v[0] != '-' || (v[1] >= '0' && v[1] <= '9') || (v[1] == '.' && v[2] >= '0' && v[2] <= '9');
 }
 
+static bool same_action(const struct gs_opt *a, const struct gs_opt *b)
+{
+    return a->set == b->set && a->store == b->store && (a->set || a->off == b->off);
+}
+
+/* argparse's name of o's argument: all its spellings, "-F/--show-fan-speed/--show-fan"
+ * (the rows of one option are next to each other). */
+static const char *argname(const struct gs_opt *o, char *buf, size_t len)
+{
+    const struct gs_opt *end = gopts + GS_NOPTS(gopts);
+    size_t n = 0;
+    while (o > gopts && same_action(o - 1, o))
+        o--;
+    if (o->shrt)
+        n = (size_t)snprintf(buf, len, "-%c", o->shrt);
+    for (const struct gs_opt *r = o; r < end && (r == o || same_action(r - 1, r)); r++)
+        n += (size_t)snprintf(buf + n, n < len ? len - n : 0, "%s%s", n ? "/" : "", r->lng);
+    return buf;
+}
+
 /* Apply option o with an inline value (or NULL), maybe taking argv[*i + 1]. */
 static int apply(struct gargs *a, const struct gs_opt *o, const char *inl, int *i, int argc, char **argv,
                  struct gs_err *err)
 {
     const char *v[2] = {inl, NULL};
+    char name[96];
 
     if (!o->arg && inl)
-        return gs_err_set(err, GS_E_USAGE, "argument %s: ignored explicit argument '%s'", o->lng, inl);
+        return gs_err_set(err, GS_E_USAGE, "argument %s: ignored explicit argument '%s'",
+                          argname(o, name, sizeof(name)), inl);
     if (!v[0] && o->arg && takes_next(*i, argc, argv))
         v[0] = argv[++*i];
     if (!v[0] && o->arg && !(o->flags & GS_OPT_OPTIONAL))
-        return gs_err_set(err, GS_E_USAGE, "argument %s: expected one argument", o->lng);
+        return gs_err_set(err, GS_E_USAGE, "argument %s: expected one argument", argname(o, name, sizeof(name)));
     if (o->set)
         return o->set(a, v, err);
     return o->store((char *)a + o->off, v, err);

@@ -6,8 +6,15 @@
  * table, -L, -q [-d SECTION,...], -q -x, dmon and pmon are written by
  * src/format/smi*.c (XML by the smixml module); --query-* and --format are
  * `gpuscope query`'s. docs/SMI.md.
+ *
+ * The options are one cmd/opts.h table, parsed by gs_cli_parse after
+ * cmd/smi_argv.c has rewritten nvidia-smi's own spellings (-lms 500, -i=0);
+ * dmon and pmon parse the table's last rows, where -d is the delay, not -q's
+ * sections (nvidia-smi's meanings, kept because scripts use them).
  */
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
+#include "cmd/smi_argv.h"
 #include "core/module.h"
 #include "format/format.h"
 
@@ -18,156 +25,191 @@
 
 struct sargs {
     struct gs_out_opts out;
-    bool list, query, xml, help, version;
+    bool mon;            /* dmon or pmon: their rows of the table, not the others */
+    bool list, query, xml, version;
     const char *display; /* -d */
     const char *file;    /* -f */
     bool query_fields;   /* --query-* / --format / --help-query-*: gpuscope query's job */
 };
 
-static void smi_usage(FILE *out)
+#define S(ctx) ((struct sargs *)(ctx))
+
+/* A row of the other form (dmon/pmon's in the main form, or the reverse). */
+static int wrong_form(struct sargs *a, const char *opt, struct gs_err *err)
 {
-    fputs("usage: gpuscope smi [options]            (also: the binary invoked as nvidia-smi)\n"
-          "       gpuscope smi dmon [-i IDS] [-s GROUPS] [-d SECONDS] [-c COUNT] [-o D|T|DT]\n"
-          "       gpuscope smi pmon [-i IDS] [-s u|m|um] [-d SECONDS] [-c COUNT] [-o D|T|DT]\n\n"
-          "nvidia-smi's outputs, from gpuscope's sampler:\n"
-          "  (no option)              the summary table with its processes\n"
-          "  -L, --list-gpus          one line per GPU\n"
-          "  -q, --query              everything, grouped as nvidia-smi -q prints it\n"
-          "  -d, --display=SECTIONS   with -q: MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, COMPUTE,\n"
-          "                           PIDS, PERFORMANCE, PAGE_RETIREMENT, ACCOUNTING, ENCODER_STATS,\n"
-          "                           ROW_REMAPPER, ... comma-separated\n"
-          "  -x, --xml-format         with -q: the nvsmi_log XML; --dtd embeds its DTD\n"
-          "  -i, --id=IDS             only these GPUs (index, UUID or PCI bus id)\n"
-          "  -l, --loop=SECONDS       repeat; -lms, --loop-ms=MS\n"
-          "  -f, --filename=FILE      write to FILE instead of stdout\n"
-          "  --query-gpu=, --query-compute-apps=, --format=, --help-query-gpu, --help-query-compute-apps\n"
-          "                           as 'gpuscope query' (nvidia-smi's CSV)\n"
-          "See docs/SMI.md.\n",
-          out);
+    return gs_err_set(err, GS_E_USAGE, a->mon ? "smi: %s does not go with dmon or pmon"
+                                              : "smi: %s goes with dmon or pmon (gpuscope smi dmon %s ...)",
+                      opt, opt);
 }
 
-static int bad(struct gs_err *err, const char *what, const char *val)
-{
-    return gs_err_set(err, GS_E_USAGE, "smi: %s '%s' (see 'gpuscope smi --help')", what, val);
-}
-
-static int interval(const char *val, double scale, uint64_t *ns, struct gs_err *err)
+static int interval(const char *opt, const char *val, double scale, uint64_t *ns, struct gs_err *err)
 {
     char *end;
     double v = strtod(val, &end);
 
     if (end == val || *end || !isfinite(v) || v <= 0 || v * scale > 1e6)
-        return bad(err, "invalid interval", val);
+        return gs_err_set(err, GS_E_USAGE, "smi: %s: invalid interval '%s' (see 'gpuscope smi --help')", opt, val);
     *ns = (uint64_t)llround(v * scale * 1e9);
     return 0;
 }
 
-/* "-i 0" and "--id=0" and "-i=0": the value of option i, or NULL when argv[*k] is not it. */
-static const char *optval(int argc, char **argv, int *k, const char *shrt, const char *lng, bool *missing)
-{
-    const char *a = argv[*k];
-    size_t ls = strlen(shrt), ll = lng ? strlen(lng) : 0;
-
-    *missing = false;
-    if ((!strcmp(a, shrt) || (lng && !strcmp(a, lng)))) {
-        if (*k + 1 >= argc) {
-            *missing = true;
-            return NULL;
-        }
-        return argv[++*k];
+#define SMI_FLAG(fn, field, name)                                    \
+    static int fn(void *ctx, const char *const *v, struct gs_err *err) \
+    {                                                                \
+        (void)v;                                                     \
+        if (S(ctx)->mon)                                             \
+            return wrong_form(ctx, name, err);                       \
+        S(ctx)->field = true;                                        \
+        return 0;                                                    \
     }
-    if (!strncmp(a, shrt, ls) && a[ls] == '=')
-        return a + ls + 1;
-    if (lng && !strncmp(a, lng, ll) && a[ll] == '=')
-        return a + ll + 1;
-    return NULL;
-}
+SMI_FLAG(o_list, list, "-L")
+SMI_FLAG(o_query, query, "-q")
+SMI_FLAG(o_xml, xml, "-x")
+SMI_FLAG(o_dtd, out.smi_dtd, "--dtd")
+SMI_FLAG(o_version, version, "--version")
+SMI_FLAG(o_fields, query_fields, "--query-gpu")
 
-static int parse(int argc, char **argv, struct sargs *a, struct gs_err *err)
+/* -d: the sections of -q, or (dmon, pmon) the seconds between lines */
+static int o_display(void *ctx, const char *const *v, struct gs_err *err)
 {
-    for (int k = 1; k < argc; k++) {
-        const char *t = argv[k], *v;
-        bool miss;
-        if (!strcmp(t, "-h") || !strcmp(t, "--help"))
-            a->help = true;
-        else if (!strcmp(t, "--version"))
-            a->version = true;
-        else if (!strcmp(t, "-L") || !strcmp(t, "--list-gpus"))
-            a->list = true;
-        else if (!strcmp(t, "-q") || !strcmp(t, "--query"))
-            a->query = true;
-        else if (!strcmp(t, "-x") || !strcmp(t, "--xml-format"))
-            a->xml = true;
-        else if (!strcmp(t, "--dtd"))
-            a->out.smi_dtd = true;
-        else if (!strncmp(t, "--query-", 8) || !strncmp(t, "--format", 8) || !strncmp(t, "--help-query-", 13))
-            a->query_fields = true;
-        else if ((v = optval(argc, argv, &k, "-d", "--display", &miss)) || miss) {
-            if (miss)
-                return bad(err, "option needs a value:", t);
-            a->display = v;
-        } else if ((v = optval(argc, argv, &k, "-i", "--id", &miss)) || miss) {
-            if (miss)
-                return bad(err, "option needs a value:", t);
-            a->out.only_ids = v;
-        } else if ((v = optval(argc, argv, &k, "-f", "--filename", &miss)) || miss) {
-            if (miss)
-                return bad(err, "option needs a value:", t);
-            a->file = v;
-        } else if ((v = optval(argc, argv, &k, "-lms", "--loop-ms", &miss)) || miss) {
-            if (miss || interval(v, 1e-3, &a->out.interval_ns, err) < 0)
-                return miss ? bad(err, "option needs a value:", t) : -GS_E_USAGE;
-        } else if ((v = optval(argc, argv, &k, "-l", "--loop", &miss)) || miss) {
-            if (miss || interval(v, 1.0, &a->out.interval_ns, err) < 0)
-                return miss ? bad(err, "option needs a value:", t) : -GS_E_USAGE;
-        } else
-            return bad(err, "unknown option", t);
-    }
+    if (S(ctx)->mon)
+        return interval("-d", v[0], 1.0, &S(ctx)->out.interval_ns, err);
+    S(ctx)->display = v[0];
     return 0;
 }
 
-/* dmon / pmon: -i, -s, -d, -c, -o. */
-static int parse_mon(int argc, char **argv, struct sargs *a, struct gs_err *err)
+static int o_loop(void *ctx, const char *const *v, struct gs_err *err)
 {
-    struct gs_smi_mon *m = &a->out.mon;
+    return S(ctx)->mon ? wrong_form(ctx, "-l", err) : interval("--loop", v[0], 1.0, &S(ctx)->out.interval_ns, err);
+}
 
-    a->out.interval_ns = 1000000000ull;
-    for (int k = 1; k < argc; k++) {
-        const char *t = argv[k], *v;
-        bool miss;
-        char *end;
-        if (!strcmp(t, "-h") || !strcmp(t, "--help")) {
-            a->help = true;
-        } else if ((v = optval(argc, argv, &k, "-i", "--id", &miss)) || miss) {
-            if (miss)
-                return bad(err, "option needs a value:", t);
-            a->out.only_ids = v;
-        } else if ((v = optval(argc, argv, &k, "-s", NULL, &miss)) || miss) {
-            if (miss || !gs_smi_mon_groups_ok(m, v))
-                return bad(err, miss ? "option needs a value:" : "unknown -s metric group in", miss ? t : v);
-            m->groups = v;
-        } else if ((v = optval(argc, argv, &k, "-d", NULL, &miss)) || miss) {
-            if (miss || interval(v, 1.0, &a->out.interval_ns, err) < 0)
-                return miss ? bad(err, "option needs a value:", t) : -GS_E_USAGE;
-        } else if ((v = optval(argc, argv, &k, "-c", NULL, &miss)) || miss) {
-            unsigned long long n = miss ? 0 : strtoull(v, &end, 10);
-            if (miss || end == v || *end || !n || v[0] == '-')
-                return bad(err, "-c needs a positive count, not", miss ? t : v);
-            a->out.count = n;
-        } else if ((v = optval(argc, argv, &k, "-o", NULL, &miss)) || miss) {
-            if (miss || !*v || strspn(v, "DT") != strlen(v))
-                return bad(err, "-o takes D, T or DT, not", miss ? t : v);
-            m->date = strchr(v, 'D');
-            m->time = strchr(v, 'T');
-        } else if ((v = optval(argc, argv, &k, "-f", "--filename", &miss)) || miss) {
-            if (miss)
-                return bad(err, "option needs a value:", t);
-            a->file = v;
-        } else {
-            return bad(err, "unknown option", t);
-        }
-    }
+static int o_loop_ms(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return S(ctx)->mon ? wrong_form(ctx, "-lms", err)
+                       : interval("--loop-ms", v[0], 1e-3, &S(ctx)->out.interval_ns, err);
+}
+
+static int o_form(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)ctx;
+    if (!strcmp(v[0], "dmon") || !strcmp(v[0], "pmon"))
+        return gs_err_set(err, GS_E_USAGE, "smi: %s comes first: gpuscope smi %s [options]", v[0], v[0]);
+    return gs_err_set(err, GS_E_USAGE, "smi: unexpected argument '%s' (see 'gpuscope smi --help')", v[0]);
+}
+
+/* ---- dmon and pmon ---- */
+
+static int o_delay(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return !S(ctx)->mon ? wrong_form(ctx, "--delay", err)
+                        : interval("--delay", v[0], 1.0, &S(ctx)->out.interval_ns, err);
+}
+
+static int o_count(void *ctx, const char *const *v, struct gs_err *err)
+{
+    char *end;
+    unsigned long long n = strtoull(v[0], &end, 10);
+    if (!S(ctx)->mon)
+        return wrong_form(ctx, "-c", err);
+    if (end == v[0] || *end || !n || v[0][0] == '-')
+        return gs_err_set(err, GS_E_USAGE, "smi: -c needs a positive count, not '%s'", v[0]);
+    S(ctx)->out.count = n;
     return 0;
+}
+
+static int o_select(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if (!S(ctx)->mon)
+        return wrong_form(ctx, "-s", err);
+    if (!gs_smi_mon_groups_ok(&S(ctx)->out.mon, v[0]))
+        return gs_err_set(err, GS_E_USAGE, "smi: unknown -s metric group in '%s' (dmon: pucvmet, pmon: um)", v[0]);
+    S(ctx)->out.mon.groups = v[0];
+    return 0;
+}
+
+static int o_options(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if (!S(ctx)->mon)
+        return wrong_form(ctx, "-o", err);
+    if (!*v[0] || strspn(v[0], "DT") != strlen(v[0]))
+        return gs_err_set(err, GS_E_USAGE, "smi: -o takes D, T or DT, not '%s'", v[0]);
+    S(ctx)->out.mon.date = strchr(v[0], 'D');
+    S(ctx)->out.mon.time = strchr(v[0], 'T');
+    return 0;
+}
+
+#define IDS GS_OPT_STORE_STR(struct sargs, out.only_ids)
+#define FILENAME GS_OPT_STORE_STR(struct sargs, file)
+
+/* nvidia-smi's options; the rows from the one with a .section on are dmon's
+ * and pmon's (their -d is the delay), and the main form finds its own -i, -d
+ * and -f first. */
+static const struct gs_opt smi_opts[] = {
+    { "--list-gpus", 'L', NULL, o_list, "one line per GPU" },
+    { "--query", 'q', NULL, o_query, "everything, grouped as nvidia-smi -q prints it" },
+    { "--display", 'd', "SECTIONS", o_display,
+      "with -q: MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, COMPUTE,\n"
+      "PIDS, PERFORMANCE, PAGE_RETIREMENT, ACCOUNTING, ENCODER_STATS,\nROW_REMAPPER, ... comma-separated",
+      .comp = GS_COMP_CHOICES, .flags = GS_OPT_LIST,
+      .choices = "MEMORY UTILIZATION ECC TEMPERATURE POWER CLOCK COMPUTE PIDS PERFORMANCE SUPPORTED_CLOCKS "
+                 "PAGE_RETIREMENT ACCOUNTING ENCODER_STATS SUPPORTED_GPU_TARGET_TEMP VOLTAGE FBC_STATS "
+                 "ROW_REMAPPER GSP_FIRMWARE_VERSION POWER_SMOOTHING POWER_PROFILES",
+      .man = "With -q: only these comma-separated sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, "
+             "COMPUTE, PIDS, PERFORMANCE, PAGE_RETIREMENT, ACCOUNTING, ENCODER_STATS, ROW_REMAPPER, ...)." },
+    { "--xml-format", 'x', NULL, o_xml, "with -q: the nvsmi_log XML; --dtd embeds its DTD" },
+    { "--dtd", 0, NULL, o_dtd, "with -q -x: embed the DTD in the XML" },
+    { "--id", 'i', "IDS", NULL, "only these GPUs (index, UUID or PCI bus id)", .comp = GS_COMP_GPU,
+      .flags = GS_OPT_LIST, IDS },
+    { "--loop", 'l', "SECONDS", o_loop, "repeat every SECONDS" },
+    { "--loop-ms", 0, "MS", o_loop_ms, "repeat every MS milliseconds" },
+    { "-lms", 0, "MS", o_loop_ms, "the same as --loop-ms (nvidia-smi's spelling)" },
+    { "--filename", 'f', "FILE", NULL, "write to FILE instead of stdout", .comp = GS_COMP_FILE, FILENAME },
+    { "--query-gpu", 0, "FIELDS", o_fields, "nvidia-smi's CSV, as 'gpuscope query' (see its --help)",
+      .comp = GS_COMP_FIELDS, .choices = "--help-query-gpu", .flags = GS_OPT_LIST },
+    { "--query-compute-apps", 0, "FIELDS", o_fields, "the same, a row per compute process",
+      .comp = GS_COMP_FIELDS, .choices = "--help-query-compute-apps", .flags = GS_OPT_LIST },
+    { "--format", 0, "FMT", o_fields, "with --query-*: csv[,noheader][,nounits]", .comp = GS_COMP_CHOICES,
+      .choices = "csv noheader nounits", .flags = GS_OPT_LIST },
+    { "--help-query-gpu", 0, NULL, o_fields, "list the --query-gpu fields" },
+    { "--help-query-compute-apps", 0, NULL, o_fields, "list the --query-compute-apps fields" },
+    { "--version", 0, NULL, o_version, "what this is" },
+    { NULL, 0, "dmon|pmon", o_form, "the device or process monitor (first)", .comp = GS_COMP_CHOICES },
+    { "--id", 'i', "IDS", NULL, "only these GPUs (index, UUID or PCI bus id, comma-separated)",
+      .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, IDS,
+      .section = "dmon and pmon (gpuscope smi dmon|pmon [options]):" },
+    { "--select", 's', "GROUPS", o_select, "metric groups: dmon p, u, c, v, m, e, t (default puc); pmon u, m (u)",
+      .man = "The metric groups to show: for dmon any of p (power, temperatures), u (utilization), c (clocks), "
+             "v (violations), m (memory), e (ECC, PCIe replays), t (PCIe throughput), default puc; for pmon "
+             "u (utilization) and/or m (memory), default u." },
+    { "--delay", 'd', "SECONDS", o_delay, "seconds between lines (default 1)" },
+    { "--count", 'c', "COUNT", o_count, "stop after COUNT lines" },
+    { "--options", 'o', "D|T|DT", o_options, "prefix each line with the date, the time, or both",
+      .comp = GS_COMP_CHOICES },
+    { "--filename", 'f', "FILE", NULL, "write to FILE instead of stdout", .comp = GS_COMP_FILE, FILENAME },
+};
+
+const struct gs_cli smi_cli = {
+    .name = "smi",
+    .usage = "gpuscope smi [options]            (also: the binary invoked as nvidia-smi)\n"
+             "gpuscope smi dmon [-i IDS] [-s GROUPS] [-d SECONDS] [-c COUNT] [-o D|T|DT] [-f FILE]\n"
+             "gpuscope smi pmon [-i IDS] [-s u|m|um] [-d SECONDS] [-c COUNT] [-o D|T|DT] [-f FILE]",
+    .about = "nvidia-smi's outputs, from gpuscope's sampler: without an option, the summary table with its\n"
+             "processes.",
+    .opts = smi_opts,
+    .nopts = GS_NOPTS(smi_opts),
+    .footer = "See docs/SMI.md.",
+};
+
+/* nvidia-smi's spellings (-lms, -i=0: cmd/smi_argv.h), then cli's table. */
+static int parse(const struct gs_cli *cli, int argc, char **argv, struct sargs *a, struct gs_err *err)
+{
+    char **v;
+    int n = gs_smi_argv(cli, argc, argv, &v);
+    if (n < 0)
+        return gs_err_set(err, GS_E_NOMEM, "smi: out of memory");
+    int rc = gs_cli_parse(cli, n, v, a, err);
+    free(v);
+    return rc;
 }
 
 static int run_out(struct sargs *a, struct gs_err *err)
@@ -180,20 +222,31 @@ static int run_out(struct sargs *a, struct gs_err *err)
     return gs_out_run(&a->out);
 }
 
+/* dmon / pmon: the rows from the section on. */
 static int smi_mon(int argc, char **argv, struct sargs *a, bool pmon)
 {
     struct gs_err err = { 0 };
+    size_t k = 0;
+    while (k < GS_NOPTS(smi_opts) && !smi_opts[k].section)
+        k++;
+    const struct gs_cli mon = {
+        .name = "smi",
+        .usage = pmon ? "gpuscope smi pmon [-i IDS] [-s u|m|um] [-d SECONDS] [-c COUNT] [-o D|T|DT] [-f FILE]"
+                      : "gpuscope smi dmon [-i IDS] [-s GROUPS] [-d SECONDS] [-c COUNT] [-o D|T|DT] [-f FILE]",
+        .opts = smi_opts + k,
+        .nopts = GS_NOPTS(smi_opts) - k,
+    };
 
+    a->mon = true;
     a->out.format = GS_OUT_SMI_MON;
     a->out.mon.pmon = pmon;
-    if (parse_mon(argc, argv, a, &err) < 0) {
+    a->out.interval_ns = 1000000000ull;
+    int rc = parse(&mon, argc, argv, a, &err);
+    if (rc == GS_OPT_DONE)
+        return GS_EXIT_OK;
+    if (rc < 0) {
         gs_err_print(&err);
         return GS_EXIT_USAGE;
-    }
-    if (a->help) {
-        printf("usage: gpuscope smi %s [-i IDS] [-s %s] [-d SECONDS] [-c COUNT] [-o D|T|DT] [-f FILE]\n",
-               pmon ? "pmon" : "dmon", pmon ? "u|m|um" : "pucvmet");
-        return GS_EXIT_OK;
     }
     return run_out(a, &err);
 }
@@ -207,16 +260,15 @@ int cmd_smi(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     a.out.nvml_lib = ctx->nvml_lib;
     if (argc > 1 && (!strcmp(argv[1], "dmon") || !strcmp(argv[1], "pmon")))
         return smi_mon(argc - 1, argv + 1, &a, argv[1][0] == 'p');
-    if (parse(argc, argv, &a, &err) < 0) {
+    int rc = parse(&smi_cli, argc, argv, &a, &err);
+    if (rc == GS_OPT_DONE)
+        return GS_EXIT_OK;
+    if (rc < 0) {
         gs_err_print(&err);
         return GS_EXIT_USAGE;
     }
     if (a.query_fields) /* nvidia-smi's CSV is gpuscope query's (same options) */
         return cmd_query(argc, argv, ctx);
-    if (a.help) {
-        smi_usage(stdout);
-        return GS_EXIT_OK;
-    }
     if (a.version) {
         printf("gpuscope smi (nvidia-smi's outputs, from gpuscope's sampler)\n");
         return GS_EXIT_OK;

@@ -3,44 +3,60 @@
  * baseline.c - `gpuscope baseline save NAME | diff NAME [--since D]`: option
  * parsing, then src/record/baseline.c.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "record/record.h"
+
+struct bargs {
+    const char *db, *from, *to, *what, *name;
+    int64_t since;
+};
+
+static int o_since(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if (gs_parse_duration_ms(v[0], &((struct bargs *)ctx)->since) < 0)
+        return gs_err_set(err, GS_E_USAGE, "bad --since '%s'", v[0]);
+    return 0;
+}
+
+#define S(m) GS_OPT_STORE_STR(struct bargs, m)
+static const struct gs_opt baseline_opts[] = {
+    { NULL, 0, "save|diff", NULL, "save the range's distributions as NAME, or compare the range with NAME",
+      .comp = GS_COMP_CHOICES, S(what) },
+    { NULL, 0, "NAME", NULL, "the baseline", S(name) },
+    { "--since", 0, "DURATION", o_since, "the range: the last DURATION (default 24h)" },
+    { "--from", 0, "TIME", NULL, "the range from TIME (as report --from)", S(from) },
+    { "--to", 0, "TIME", NULL, "the range up to TIME (default now)", S(to) },
+    { "--db", 0, "FILE", NULL, "history database (default: where 'gpuscope record' writes)", .comp = GS_COMP_FILE,
+      S(db) },
+};
+#undef S
+
+const struct gs_cli baseline_cli = {
+    .name = "baseline",
+    .usage = "gpuscope baseline save NAME [--since 24h | --from T --to T] [--db FILE]\n"
+             "gpuscope baseline diff NAME [--since 24h | --from T --to T] [--db FILE]",
+    .about = "Save per-GPU distributions (utilization, temperature, power, SM clock) as NAME,\n"
+             "or compare a range with them and show what changed.",
+    .opts = baseline_opts,
+    .nopts = GS_NOPTS(baseline_opts),
+};
 
 int cmd_baseline(int argc, char **argv, const struct gs_cmd_ctx *ctx)
 {
-    enum { O_DB = 256, O_SINCE, O_FROM, O_TO };
-    static const struct option lo[] = { { "db", 1, NULL, O_DB }, { "since", 1, NULL, O_SINCE },
-                                        { "from", 1, NULL, O_FROM }, { "to", 1, NULL, O_TO },
-                                        { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 } };
-    const char *db = NULL, *from = NULL, *to = NULL;
-    int64_t now = gs_now_ms(), since = 24 * 3600 * 1000LL, from_ms, to_ms = now;
-    int c;
+    struct bargs a = { .since = 24 * 3600 * 1000LL };
+    struct gs_err err = { 0 };
+    int64_t now = gs_now_ms(), from_ms, to_ms = now;
     (void)ctx;
-    while ((c = getopt_long(argc, argv, "h", lo, NULL)) != -1) {
-        switch (c) {
-        case O_DB: db = optarg; break;
-        case O_SINCE:
-            if (gs_parse_duration_ms(optarg, &since) < 0) {
-                fprintf(stderr, "gpuscope baseline: bad --since '%s'\n", optarg);
-                return GS_EXIT_USAGE;
-            }
-            break;
-        case O_FROM: from = optarg; break;
-        case O_TO: to = optarg; break;
-        case 'h':
-            printf("usage: gpuscope baseline save NAME [--since 24h | --from T --to T] [--db FILE]\n"
-                   "       gpuscope baseline diff NAME [--since 24h | --from T --to T] [--db FILE]\n\n"
-                   "Save per-GPU distributions (utilization, temperature, power, SM clock) as NAME,\n"
-                   "or compare a range with them and show what changed.\n");
-            return GS_EXIT_OK;
-        default: return GS_EXIT_USAGE;
-        }
-    }
-    if (argc - optind != 2 || (strcmp(argv[optind], "save") && strcmp(argv[optind], "diff"))) {
+    int rc = gs_cli_parse(&baseline_cli, argc, argv, &a, &err);
+    if (rc)
+        return rc > 0 ? GS_EXIT_OK : gs_cli_fail(&baseline_cli, &err);
+    const char *db = a.db, *from = a.from, *to = a.to;
+    int64_t since = a.since;
+    if (!a.name || (strcmp(a.what, "save") && strcmp(a.what, "diff"))) {
         fprintf(stderr, "gpuscope baseline: usage: gpuscope baseline save|diff NAME [--since DURATION]\n");
         return GS_EXIT_USAGE;
     }
@@ -54,15 +70,14 @@ int cmd_baseline(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         fprintf(stderr, "gpuscope baseline: bad --from '%s': %s\n", from, why);
         return GS_EXIT_USAGE;
     }
-    struct gs_err err = { 0 };
-    const char *name = argv[optind + 1];
-    int rc = !strcmp(argv[optind], "save") ? gs_baseline_save(db, name, from_ms, to_ms, &err)
+    const char *name = a.name;
+    rc = !strcmp(a.what, "save") ? gs_baseline_save(db, name, from_ms, to_ms, &err)
                                            : gs_baseline_diff(db, name, from_ms, to_ms, stdout, &err);
     if (rc < 0) {
         gs_err_print(&err);
         return err.code == GS_E_USAGE ? GS_EXIT_FAILURE : gs_exit_from_errc(err.code);
     }
-    if (!strcmp(argv[optind], "save"))
+    if (!strcmp(a.what, "save"))
         printf("baseline '%s' saved\n", name);
     return GS_EXIT_OK;
 }

@@ -6,13 +6,14 @@
  * `gpuscope mark --from-fifo PATH` stays running and turns each line written
  * to the FIFO into an annotation, until SIGINT/SIGTERM.
  */
-#include <getopt.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "record/record.h"
 
 static volatile sig_atomic_t mark_stop;
@@ -58,48 +59,72 @@ static int mark_from_fifo(struct gs_store *st, const char *fifo, int gpu)
     return m.failed ? GS_EXIT_FAILURE : GS_EXIT_OK;
 }
 
-static void mark_usage(void)
+struct margs {
+    const char *db, *fifo;
+    long gpu;
+    int64_t t;
+    char text[1024];
+    bool words; /* TEXT was given */
+};
+
+#define M ((struct margs *)ctx)
+static int o_id(void *ctx, const char *const *v, struct gs_err *err)
 {
-    printf("usage: gpuscope mark [--db FILE] [-i GPU] [--at TIME] TEXT...\n"
-           "       gpuscope mark [--db FILE] [-i GPU] --from-fifo PATH\n\n"
-           "Add an annotation (\"epoch 3 starts\") to the history at the current time.\n"
-           "With --from-fifo, create the FIFO PATH (if absent) and store each line written to it\n"
-           "(echo \"epoch 3\" > PATH) until Ctrl-C / SIGTERM.\n");
+    return gs_opt_long("--id", v[0], 0, 1023, &M->gpu, err);
 }
+static int o_at(void *ctx, const char *const *v, struct gs_err *err)
+{
+    char why[256];
+    if (gs_parse_time_why(v[0], M->t, &M->t, why, sizeof(why)) < 0)
+        return gs_err_set(err, GS_E_USAGE, "bad --at '%s': %s", v[0], why);
+    return 0;
+}
+/* The words of TEXT, joined by spaces. */
+static int o_word(void *ctx, const char *const *v, struct gs_err *err)
+{
+    size_t n = strlen(M->text);
+    (void)err;
+    snprintf(M->text + n, sizeof(M->text) - n, "%s%s", M->words ? " " : "", v[0]);
+    M->words = true;
+    return 0;
+}
+#undef M
+
+static const struct gs_opt mark_opts[] = {
+    { NULL, 0, "TEXT", o_word, "the annotation (several words are joined by spaces)", .flags = GS_OPT_REPEAT },
+    { "--db", 0, "FILE", NULL, "history database (default: where 'gpuscope record' writes)", .comp = GS_COMP_FILE,
+      GS_OPT_STORE_STR(struct margs, db) },
+    { "--id", 'i', "GPU", o_id, "the annotation belongs to this GPU (default: the whole machine)",
+      .comp = GS_COMP_GPU },
+    { "--at", 0, "TIME", o_at, "stamp it at TIME instead of now (as report --from)" },
+    { "--from-fifo", 0, "PATH", NULL, "create the FIFO PATH (if absent) and store each line written to it\n"
+      "(echo \"epoch 3\" > PATH) until Ctrl-C / SIGTERM", .comp = GS_COMP_FILE,
+      GS_OPT_STORE_STR(struct margs, fifo) },
+};
+
+const struct gs_cli mark_cli = {
+    .name = "mark",
+    .usage = "gpuscope mark [--db FILE] [-i GPU] [--at TIME] TEXT...\n"
+             "gpuscope mark [--db FILE] [-i GPU] --from-fifo PATH",
+    .about = "Add an annotation (\"epoch 3 starts\") to the history at the current time.",
+    .opts = mark_opts,
+    .nopts = GS_NOPTS(mark_opts),
+};
 
 int cmd_mark(int argc, char **argv, const struct gs_cmd_ctx *ctx)
 {
-    static const struct option lo[] = { { "db", 1, NULL, 'D' }, { "id", 1, NULL, 'i' }, { "at", 1, NULL, 'a' },
-                                        { "from-fifo", 1, NULL, 'F' }, { "help", 0, NULL, 'h' },
-                                        { NULL, 0, NULL, 0 } };
-    const char *db = NULL, *fifo = NULL;
-    char path[1024], why[256];
-    int c, gpu = -1;
-    int64_t t = gs_now_ms();
+    struct margs a = { .gpu = -1, .t = gs_now_ms() };
+    struct gs_err err = { 0 };
+    char path[1024];
     (void)ctx;
-    while ((c = getopt_long(argc, argv, "i:h", lo, NULL)) != -1) {
-        switch (c) {
-        case 'D': db = optarg; break;
-        case 'i': gpu = (int)strtol(optarg, NULL, 10); break;
-        case 'F': fifo = optarg; break;
-        case 'a':
-            if (gs_parse_time_why(optarg, t, &t, why, sizeof(why)) < 0) {
-                fprintf(stderr, "gpuscope mark: bad --at '%s': %s\n", optarg, why);
-                return GS_EXIT_USAGE;
-            }
-            break;
-        case 'h': mark_usage(); return GS_EXIT_OK;
-        default: return GS_EXIT_USAGE;
-        }
-    }
-    if (optind >= argc && !fifo) {
+    int prc = gs_cli_parse(&mark_cli, argc, argv, &a, &err);
+    if (prc)
+        return prc > 0 ? GS_EXIT_OK : gs_cli_fail(&mark_cli, &err);
+    const char *db = a.db, *fifo = a.fifo;
+    int gpu = (int)a.gpu;
+    if (!a.words && !fifo) {
         fprintf(stderr, "gpuscope mark: what to write? usage: gpuscope mark TEXT\n");
         return GS_EXIT_USAGE;
-    }
-    char text[1024] = "";
-    for (int i = optind; i < argc; i++) {
-        size_t n = strlen(text);
-        snprintf(text + n, sizeof(text) - n, "%s%s", i > optind ? " " : "", argv[i]);
     }
     if (!db) {
         if (gs_store_default_path(path, sizeof(path)) < 0) {
@@ -110,7 +135,6 @@ int cmd_mark(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     }
     struct gs_store_opts so = { .path = db };
     struct gs_store *st;
-    struct gs_err err = { 0 };
     if (gs_store_open(&st, &so, &err) < 0) {
         gs_err_print(&err);
         return GS_EXIT_FAILURE;
@@ -118,7 +142,7 @@ int cmd_mark(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     int rc = GS_EXIT_OK;
     if (fifo) {
         rc = mark_from_fifo(st, fifo, gpu);
-    } else if (gs_store_event(st, t, gpu, "mark", 0, 0, text, &err) < 0) {
+    } else if (gs_store_event(st, a.t, gpu, "mark", 0, 0, a.text, &err) < 0) {
         gs_err_print(&err);
         rc = GS_EXIT_FAILURE;
     }

@@ -4,8 +4,12 @@
  */
 #include "cmd/opts.h"
 
+#include <errno.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
+
+#include "core/exit.h"
 
 /* One parse: the table, where the operands have got to, who to call. */
 struct parse {
@@ -28,6 +32,17 @@ int gs_opt_true(void *field, const char *const *v, struct gs_err *err)
 {
     (void)v, (void)err;
     *(bool *)field = true;
+    return 0;
+}
+
+int gs_opt_long(const char *opt, const char *v, long lo, long hi, long *out, struct gs_err *err)
+{
+    char *end = NULL;
+    errno = 0;
+    long n = strtol(v, &end, 10);
+    if (end == v || *end || errno || n < lo || n > hi)
+        return gs_err_set(err, GS_E_USAGE, "%s: '%s' is not a number from %ld to %ld", opt, v, lo, hi);
+    *out = n;
     return 0;
 }
 
@@ -87,8 +102,8 @@ static int take_values(const struct parse *p, const struct gs_opt *o, const char
     } else if (!(o->flags & GS_OPT_OPTIONAL)) {
         for (int k = 0; k < need; k++) {
             if (*i + 1 >= argc)
-                return gs_err_set(err, GS_E_USAGE, "%s: %s needs %s%s", p->cmd, name, need == 2 ? "two values: " : "",
-                                  o->arg);
+                return gs_err_set(err, GS_E_USAGE, "%s: %s needs %s (%s)", p->cmd, name,
+                                  need == 2 ? "two values" : "a value", o->arg);
             v[k] = argv[++*i];
         }
     }
@@ -173,6 +188,18 @@ static int parse(struct parse *p, int argc, char **argv, struct gs_err *err)
             return rc;
     }
     return 0;
+}
+
+int gs_cli_fail(const struct gs_cli *cli, const struct gs_err *err)
+{
+    size_t n = strlen(cli->name);
+    const char *msg = err->msg;
+    if (!strncmp(msg, cli->name, n) && !strncmp(msg + n, ": ", 2))
+        msg += n + 2; /* the parser's own "report: ..." */
+    fprintf(stderr, "gpuscope %s: %s\n", cli->name, msg);
+    if (err->hint[0])
+        fprintf(stderr, "  hint: %s\n", err->hint);
+    return gs_exit_from_errc(err->code);
 }
 
 int gs_cli_parse(const struct gs_cli *cli, int argc, char **argv, void *ctx, struct gs_err *err)

@@ -94,7 +94,8 @@ struct gs_opt {
     const char *choices; /* GS_COMP_CHOICES: "a b c" (NULL: .arg's "a|b|c"); GS_COMP_FIELDS: the help option */
     unsigned flags;      /* enum gs_opt_flags */
     const char *section; /* a heading printed before this row ("test options (virtual time):") */
-    const char *man;     /* the man page's text for this option, where it says more than .help (plain text) */
+    const char *man;     /* the man page's body for this option, in mdoc ('\n' between lines), where it
+                          * says more than .help (which is the body otherwise) */
     /* With .set NULL: store(ctx + off, v, err), e.g. GS_OPT_STORE_STR(struct a, db). */
     int (*store)(void *field, const char *const *v, struct gs_err *err);
     size_t off;
@@ -105,6 +106,8 @@ struct gs_opt {
 /* The generic stores: the value into a `const char *` member, true into a `bool` member. */
 int gs_opt_str(void *field, const char *const *v, struct gs_err *err);
 int gs_opt_true(void *field, const char *const *v, struct gs_err *err);
+/* A whole number from lo to hi into *out, or GS_E_USAGE: "OPT: 'V' is not a number from LO to HI". */
+int gs_opt_long(const char *opt, const char *v, long lo, long hi, long *out, struct gs_err *err);
 #define GS_OPT_STORE_STR(type, member) .store = gs_opt_str, .off = offsetof(type, member)
 #define GS_OPT_STORE_TRUE(type, member) .store = gs_opt_true, .off = offsetof(type, member)
 
@@ -117,6 +120,10 @@ struct gs_cli {
     size_t nopts;
     const char *footer; /* printed after the options (exit codes, see also), or NULL */
 };
+
+/* A parse error (or any usage error) as "gpuscope NAME: msg" (and its hint) on
+ * stderr; returns the exit status for err's class (GS_EXIT_USAGE for GS_E_USAGE). */
+int gs_cli_fail(const struct gs_cli *cli, const struct gs_err *err);
 
 /* Parse argv[1..] against cli's table; ctx goes to every setter. Returns 0,
  * GS_OPT_DONE (--help printed, or a setter said so) or a negative errc with err

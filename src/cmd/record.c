@@ -3,132 +3,137 @@
  * record.c - `gpuscope record`: option parsing, then the recorder
  * (src/record/recorder.c). `--estimate` states the disk use up front.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/sampler.h"
 #include "record/record.h"
 
-static void record_usage(FILE *out)
+#define O ((struct gs_record_opts *)ctx)
+static int duration_opt(const char *what, const char *v, int64_t *ms, struct gs_err *err)
 {
-    fprintf(out,
-        "usage: gpuscope record [options]\n\n"
-        "Record every GPU sample, process and event into an SQLite history database\n"
-        "(read it with 'gpuscope report', annotate it with 'gpuscope mark').\n\n"
-        "  --db FILE              database (default $XDG_STATE_HOME/gpuscope/history.db,\n"
-        "                         /var/lib/gpuscope/history.db for root)\n"
-        "  -d, --interval SECONDS sampling interval (default 1)\n"
-        "  --proc-interval SECONDS per-process samples (default 5; lifetimes every tick)\n"
-        "  --retention DURATION   full resolution kept (default 48h), then 1-minute rollups\n"
-        "  --rollup-retention DURATION  rollups kept (default 90d), then deleted\n"
-        "  --max-size SIZE        cap the database (e.g. 2G): the oldest data goes first\n"
-        "  -i, --id IDS           only these GPUs\n"
-        "  --estimate             print the disk space this configuration takes, and exit\n"
-        "  --annotate-fifo PATH   each line written to this FIFO (created if absent) becomes\n"
-        "                         an annotation: echo \"epoch 3\" > PATH\n"
-        "  -q, --quiet            no start-up line\n"
-        "  --remote-write URL     also send every sample to this Prometheus remote-write\n"
-        "                         endpoint (the database queues what is not sent yet)\n"
-        "  --remote-write-config FILE  its remote_write settings (auth, TLS, headers,\n"
-        "                         write_relabel_configs, queue_config; docs/RECORD.md)\n"
-        "  --remote-write-max-batch N  samples per request (default 10000)\n"
-        "  --remote-write-drain DURATION  at a stop, keep sending what is queued this long\n"
-        "                         (default 10s; the rest is sent by the next recorder)\n"
-        "  --status               the remote-write queue of the database, and exit\n"
-        "test options (virtual time, docs/RECORD.md):\n"
-        "  --ticks N              stop after N ticks\n"
-        "  --step DURATION        each tick advances time by DURATION without sleeping\n"
-        "  --clock-file PATH      write the scenario time there (GPUSCOPE_SIM_CLOCK=file:PATH)\n"
-        "  --start TIME           virtual time of the first tick (default now)\n");
+    if (gs_parse_duration_ms(v, ms) < 0 || *ms <= 0)
+        return gs_err_set(err, GS_E_USAGE, "bad %s '%s'", what, v);
+    return 0;
 }
-
-static int bad(const char *what, const char *v)
+static int o_interval(void *ctx, const char *const *v, struct gs_err *err)
 {
-    fprintf(stderr, "gpuscope record: bad %s '%s'\n", what, v);
-    return GS_EXIT_USAGE;
-}
-
-static int duration_opt(const char *v, int64_t *ms, const char *what)
-{
-    return gs_parse_duration_ms(v, ms) < 0 || *ms <= 0 ? bad(what, v) : 0;
-}
-
-static int record_parse(int argc, char **argv, struct gs_record_opts *o)
-{
-    enum { O_DB = 256, O_PIV, O_RET, O_RRET, O_MAX, O_EST, O_TICKS, O_STEP, O_CLOCK, O_START, O_FIFO, O_RW,
-           O_RWCFG, O_RWMAX, O_RWDRAIN, O_STATUS };
-    static const struct option lo[] = {
-        { "db", 1, NULL, O_DB }, { "interval", 1, NULL, 'd' }, { "proc-interval", 1, NULL, O_PIV },
-        { "retention", 1, NULL, O_RET }, { "rollup-retention", 1, NULL, O_RRET }, { "max-size", 1, NULL, O_MAX },
-        { "id", 1, NULL, 'i' }, { "estimate", 0, NULL, O_EST }, { "quiet", 0, NULL, 'q' },
-        { "ticks", 1, NULL, O_TICKS }, { "step", 1, NULL, O_STEP }, { "clock-file", 1, NULL, O_CLOCK },
-        { "start", 1, NULL, O_START }, { "annotate-fifo", 1, NULL, O_FIFO }, { "help", 0, NULL, 'h' },
-        { "remote-write", 1, NULL, O_RW }, { "remote-write-config", 1, NULL, O_RWCFG },
-        { "remote-write-max-batch", 1, NULL, O_RWMAX }, { "remote-write-drain", 1, NULL, O_RWDRAIN },
-        { "status", 0, NULL, O_STATUS },
-        { NULL, 0, NULL, 0 },
-    };
-    int c, rc = 0;
     int64_t ms;
-    char why[256];
-    while (!rc && (c = getopt_long(argc, argv, "d:i:qh", lo, NULL)) != -1) {
-        switch (c) {
-        case O_DB: o->db = optarg; break;
-        case 'd':
-            if (!(rc = duration_opt(optarg, &ms, "--interval"))) {
-                o->interval_ms = (uint32_t)ms;
-                o->interval_given = true;
-            }
-            break;
-        case O_PIV: if (!(rc = duration_opt(optarg, &ms, "--proc-interval"))) o->proc_interval_ms = (uint32_t)ms; break;
-        case O_RET: rc = duration_opt(optarg, &o->keep_full_ms, "--retention"); break;
-        case O_RRET: rc = duration_opt(optarg, &o->keep_rollup_ms, "--rollup-retention"); break;
-        case O_MAX: if (gs_parse_size(optarg, &o->max_size_bytes) < 0) rc = bad("--max-size", optarg); break;
-        case 'i': o->only_ids = optarg; break;
-        case O_EST: o->estimate = true; break;
-        case 'q': o->quiet = true; break;
-        case O_TICKS: o->ticks = strtoull(optarg, NULL, 10); break;
-        case O_STEP: rc = duration_opt(optarg, &o->step_ms, "--step"); break;
-        case O_CLOCK: o->clock_file = optarg; break;
-        case O_FIFO: o->annotate_fifo = optarg; break;
-        case O_RW: o->rw_url = optarg; break;
-        case O_RWCFG: o->rw_config = optarg; break;
-        case O_RWMAX: {
-            char *end;
-            unsigned long v = strtoul(optarg, &end, 10);
-            if (*end || !*optarg || v < 1 || v > 100000)
-                rc = bad("--remote-write-max-batch (samples, 1 to 100000)", optarg);
-            o->rw_max_batch = (uint32_t)v;
-            break;
-        }
-        case O_RWDRAIN:
-            if (gs_parse_duration_ms(optarg, &o->rw_drain_ms) < 0 || o->rw_drain_ms < 0)
-                rc = bad("--remote-write-drain", optarg);
-            break;
-        case O_STATUS: o->status = true; break;
-        case O_START:
-            if (gs_parse_time_why(optarg, gs_now_ms(), &o->start_ms, why, sizeof(why)) < 0) {
-                fprintf(stderr, "gpuscope record: bad --start '%s': %s\n", optarg, why);
-                rc = GS_EXIT_USAGE;
-            }
-            break;
-        case 'h': record_usage(stdout); return -1;
-        default: record_usage(stderr); return GS_EXIT_USAGE;
-        }
-    }
-    if (!rc && optind < argc && !strcmp(argv[optind], "status")) { /* gpuscope record status */
-        o->status = true;
-        optind++;
-    }
-    if (!rc && optind < argc) {
-        fprintf(stderr, "gpuscope record: unexpected argument '%s'\n", argv[optind]);
-        rc = GS_EXIT_USAGE;
+    int rc = duration_opt("--interval", v[0], &ms, err);
+    if (rc == 0) {
+        O->interval_ms = (uint32_t)ms;
+        O->interval_given = true;
     }
     return rc;
 }
+static int o_proc_interval(void *ctx, const char *const *v, struct gs_err *err)
+{
+    int64_t ms;
+    int rc = duration_opt("--proc-interval", v[0], &ms, err);
+    if (rc == 0)
+        O->proc_interval_ms = (uint32_t)ms;
+    return rc;
+}
+static int o_retention(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return duration_opt("--retention", v[0], &O->keep_full_ms, err);
+}
+static int o_rollup_retention(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return duration_opt("--rollup-retention", v[0], &O->keep_rollup_ms, err);
+}
+static int o_step(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return duration_opt("--step", v[0], &O->step_ms, err);
+}
+static int o_max_size(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if (gs_parse_size(v[0], &O->max_size_bytes) < 0)
+        return gs_err_set(err, GS_E_USAGE, "bad --max-size '%s'", v[0]);
+    return 0;
+}
+static int o_ticks(void *ctx, const char *const *v, struct gs_err *err)
+{
+    long n;
+    int rc = gs_opt_long("--ticks", v[0], 0, 0x7fffffffL, &n, err);
+    O->ticks = (uint64_t)n;
+    return rc;
+}
+static int o_rw_max(void *ctx, const char *const *v, struct gs_err *err)
+{
+    long n;
+    if (gs_opt_long("--remote-write-max-batch", v[0], 1, 100000, &n, err) < 0)
+        return gs_err_set(err, GS_E_USAGE, "bad --remote-write-max-batch (samples, 1 to 100000) '%s'", v[0]);
+    O->rw_max_batch = (uint32_t)n;
+    return 0;
+}
+static int o_rw_drain(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if (gs_parse_duration_ms(v[0], &O->rw_drain_ms) < 0 || O->rw_drain_ms < 0)
+        return gs_err_set(err, GS_E_USAGE, "bad --remote-write-drain '%s'", v[0]);
+    return 0;
+}
+static int o_start(void *ctx, const char *const *v, struct gs_err *err)
+{
+    char why[256];
+    if (gs_parse_time_why(v[0], gs_now_ms(), &O->start_ms, why, sizeof(why)) < 0)
+        return gs_err_set(err, GS_E_USAGE, "bad --start '%s': %s", v[0], why);
+    return 0;
+}
+/* `gpuscope record status`, the same as --status. */
+static int o_status_word(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if (strcmp(v[0], "status"))
+        return gs_err_set(err, GS_E_USAGE, "unexpected argument '%s'", v[0]);
+    O->status = true;
+    return 0;
+}
+#undef O
+
+#define S(m) GS_OPT_STORE_STR(struct gs_record_opts, m)
+#define T(m) GS_OPT_STORE_TRUE(struct gs_record_opts, m)
+static const struct gs_opt record_opts[] = {
+    { NULL, 0, "status", o_status_word, "the same as --status", .comp = GS_COMP_CHOICES },
+    { "--db", 0, "FILE", NULL, "database (default $XDG_STATE_HOME/gpuscope/history.db,\n"
+      "/var/lib/gpuscope/history.db for root)", .comp = GS_COMP_FILE, S(db) },
+    { "--interval", 'd', "SECONDS", o_interval, "sampling interval (default 1)" },
+    { "--proc-interval", 0, "SECONDS", o_proc_interval, "per-process samples (default 5; lifetimes every tick)" },
+    { "--retention", 0, "DURATION", o_retention, "full resolution kept (default 48h), then 1-minute rollups" },
+    { "--rollup-retention", 0, "DURATION", o_rollup_retention, "rollups kept (default 90d), then deleted" },
+    { "--max-size", 0, "SIZE", o_max_size, "cap the database (e.g. 2G): the oldest data goes first" },
+    { "--id", 'i', "IDS", NULL, "only these GPUs", .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, S(only_ids) },
+    { "--estimate", 0, NULL, NULL, "print the disk space this configuration takes, and exit", T(estimate) },
+    { "--annotate-fifo", 0, "PATH", NULL, "each line written to this FIFO (created if absent) becomes\n"
+      "an annotation: echo \"epoch 3\" > PATH", .comp = GS_COMP_FILE, S(annotate_fifo) },
+    { "--quiet", 'q', NULL, NULL, "no start-up line", T(quiet) },
+    { "--remote-write", 0, "URL", NULL, "also send every sample to this Prometheus remote-write\n"
+      "endpoint (the database queues what is not sent yet)", S(rw_url) },
+    { "--remote-write-config", 0, "FILE", NULL, "its remote_write settings (auth, TLS, headers,\n"
+      "write_relabel_configs, queue_config; docs/RECORD.md)", .comp = GS_COMP_FILE, S(rw_config) },
+    { "--remote-write-max-batch", 0, "N", o_rw_max, "samples per request (default 10000)" },
+    { "--remote-write-drain", 0, "DURATION", o_rw_drain, "at a stop, keep sending what is queued this long\n"
+      "(default 10s; the rest is sent by the next recorder)" },
+    { "--status", 0, NULL, NULL, "the remote-write queue of the database, and exit", T(status) },
+    { "--ticks", 0, "N", o_ticks, "stop after N ticks", .section = "test options (virtual time, docs/RECORD.md):" },
+    { "--step", 0, "DURATION", o_step, "each tick advances time by DURATION without sleeping" },
+    { "--clock-file", 0, "PATH", NULL, "write the scenario time there (GPUSCOPE_SIM_CLOCK=file:PATH)",
+      .comp = GS_COMP_FILE, S(clock_file) },
+    { "--start", 0, "TIME", o_start, "virtual time of the first tick (default now)" },
+};
+#undef S
+#undef T
+
+const struct gs_cli record_cli = {
+    .name = "record",
+    .usage = "gpuscope record [options]",
+    .about = "Record every GPU sample, process and event into an SQLite history database\n"
+             "(read it with 'gpuscope report', annotate it with 'gpuscope mark').",
+    .opts = record_opts,
+    .nopts = GS_NOPTS(record_opts),
+};
 
 static void human(uint64_t b, char *buf, size_t len)
 {
@@ -198,9 +203,9 @@ int cmd_record(int argc, char **argv, const struct gs_cmd_ctx *ctx)
     struct gs_record_opts o = { .interval_ms = 1000, .proc_interval_ms = 5000, .rw_drain_ms = 10000 };
     struct gs_err err = { 0 };
     (void)ctx;
-    int rc = record_parse(argc, argv, &o);
+    int rc = gs_cli_parse(&record_cli, argc, argv, &o, &err);
     if (rc)
-        return rc < 0 ? GS_EXIT_OK : rc;
+        return rc > 0 ? GS_EXIT_OK : gs_cli_fail(&record_cli, &err);
     if (o.estimate)
         return record_estimate(&o);
     if (o.status) {

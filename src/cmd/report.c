@@ -2,43 +2,97 @@
 /*
  * report.c - `gpuscope report`: option parsing, then src/record/report.c.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "record/jobs.h"
 #include "record/fleet_report.h"
 #include "record/record.h"
 
-static void report_usage(FILE *out)
+/* What the command line says, before the range is worked out. */
+struct rargs {
+    struct gs_report_opts o;
+    struct gs_frep_opts fo;
+    const char *job, *user, *from, *to;
+    int64_t since;
+};
+
+#define R ((struct rargs *)ctx)
+static int o_since(void *ctx, const char *const *v, struct gs_err *err)
 {
-    fprintf(out,
-        "usage: gpuscope report [--since DURATION | --from TIME --to TIME] [options]\n\n"
-        "What the history says: an HTML report (one self-contained file), terminal charts, CSV or NDJSON.\n\n"
-        "  --db FILE            history database (default: where 'gpuscope record' writes)\n"
-        "  --since DURATION     the last DURATION (default 24h): 90s, 15m, 2h, 3d\n"
-        "  --from TIME, --to TIME  RFC 3339 or 'YYYY-MM-DD HH:MM[:SS]' (local), '-2h', 'now', @EPOCH\n"
-        "  -i, --id INDEX       one GPU\n"
-        "  --pid PID            one process (per-process chart)\n"
-        "  -f, --format FMT     html (default), term, csv, json (NDJSON)\n"
-        "  -o, --output FILE    write there instead of stdout\n"
-        "  --job ID             an HPC job's GPU summary from this machine's history (gpuscope slurm\n"
-        "                       prolog/epilog; -f json: as JSON); with --prometheus: the fleet's job (below)\n"
-        "  --user NAME          jobs of NAME in the range (--since, default 24h): GPU-hours, idle GPU-hours,\n"
-        "                       energy per job and in all (--user all: every user; -f json: NDJSON)\n\n"
-        "The fleet over the range, from Prometheus (docs/FLEET.md): per-node table, node x time\n"
-        "heatmaps, idle GPU-hours and energy per node and per namespace/job (html or term):\n"
-        "  --prometheus URL     the Prometheus that scrapes gpuscope serve or dcgm-exporter\n"
-        "  --match SELECTOR     only these series, e.g. '{cluster=\"a\"}'\n"
-        "  --prometheus-config FILE  basic auth, bearer token, TLS (Prometheus' http_config YAML)\n"
-        "One node, job or pod of the fleet instead (per-GPU table, GPU x time heatmaps; may be combined):\n"
-        "  --node HOST          its Hostname label (or instance, where the exporter sets no Hostname)\n"
-        "  --job ID             with --prometheus: the GPUs of Slurm job ID (the hpc_job label), not the\n"
-        "                       record database's accounting\n"
-        "  --pod NAME, --namespace NS  the GPUs of a Kubernetes pod / namespace (pod, namespace labels)\n");
+    if (gs_parse_duration_ms(v[0], &R->since) < 0 || R->since <= 0)
+        return gs_err_set(err, GS_E_USAGE, "bad --since '%s' (try 2h, 30m, 7d)", v[0]);
+    return 0;
 }
+static int o_id(void *ctx, const char *const *v, struct gs_err *err)
+{
+    long n;
+    int rc = gs_opt_long("--id", v[0], 0, 1023, &n, err);
+    R->o.gpu_index = (int)n;
+    return rc;
+}
+static int o_pid(void *ctx, const char *const *v, struct gs_err *err)
+{
+    return gs_opt_long("--pid", v[0], 1, 0x7fffffff, &R->o.pid, err);
+}
+static int o_format(void *ctx, const char *const *v, struct gs_err *err)
+{
+    static const struct { const char *name; enum gs_report_format f; } fmts[] = {
+        { "html", GS_REPORT_HTML }, { "term", GS_REPORT_TERM }, { "csv", GS_REPORT_CSV },
+        { "json", GS_REPORT_JSON }, { "ndjson", GS_REPORT_JSON },
+    };
+    for (size_t i = 0; i < sizeof(fmts) / sizeof(fmts[0]); i++)
+        if (!strcmp(v[0], fmts[i].name)) {
+            R->o.format = fmts[i].f;
+            return 0;
+        }
+    return gs_err_set(err, GS_E_USAGE, "--format wants html, term, csv or json");
+}
+#undef R
+
+#define S(m) GS_OPT_STORE_STR(struct rargs, m)
+static const struct gs_opt report_opts[] = {
+    { "--db", 0, "FILE", NULL, "history database (default: where 'gpuscope record' writes)", .comp = GS_COMP_FILE,
+      S(o.db) },
+    { "--since", 0, "DURATION", o_since, "the last DURATION (default 24h): 90s, 15m, 2h, 3d" },
+    { "--from", 0, "TIME", NULL, "from TIME: RFC 3339 or 'YYYY-MM-DD HH:MM[:SS]' (local), '-2h', 'now', @EPOCH",
+      S(from) },
+    { "--to", 0, "TIME", NULL, "to TIME (default now), as --from", S(to) },
+    { "--id", 'i', "INDEX", o_id, "one GPU", .comp = GS_COMP_GPU },
+    { "--pid", 0, "PID", o_pid, "one process (per-process chart)" },
+    { "--format", 'f', "FMT", o_format, "html (default), term, csv, json (NDJSON)", .comp = GS_COMP_CHOICES,
+      .choices = "html term csv json" },
+    { "--output", 'o', "FILE", NULL, "write there instead of stdout", .comp = GS_COMP_FILE, S(o.output) },
+    { "--job", 0, "ID", NULL, "an HPC job's GPU summary from this machine's history (gpuscope slurm\n"
+      "prolog/epilog; -f json: as JSON); with --prometheus: the GPUs of Slurm job ID in the\n"
+      "fleet (the hpc_job label), not the record database's accounting", S(job) },
+    { "--user", 0, "NAME", NULL, "jobs of NAME in the range (--since, default 24h): GPU-hours, idle GPU-hours,\n"
+      "energy per job and in all (--user all: every user; -f json: NDJSON)", S(user) },
+    { "--prometheus", 0, "URL", NULL, "the Prometheus that scrapes gpuscope serve or dcgm-exporter", S(fo.url),
+      .section = "The fleet over the range, from Prometheus (docs/FLEET.md): per-node table, node x time\n"
+                 "heatmaps, idle GPU-hours and energy per node and per namespace/job (html or term):" },
+    { "--match", 0, "SELECTOR", NULL, "only these series, e.g. '{cluster=\"a\"}'", S(fo.match) },
+    { "--prometheus-config", 0, "FILE", NULL, "basic auth, bearer token, TLS (Prometheus' http_config YAML)",
+      .comp = GS_COMP_FILE, S(fo.config) },
+    { "--node", 0, "HOST", NULL, "one node: its Hostname label (or instance, where the exporter sets no\n"
+      "Hostname): per-GPU table, GPU x time heatmaps", S(fo.node),
+      .section = "One node, job (--job) or pod of the fleet instead (per-GPU table, GPU x time heatmaps; may be\n"
+                 "combined):" },
+    { "--pod", 0, "NAME", NULL, "the GPUs of a Kubernetes pod (the pod label)", S(fo.pod) },
+    { "--namespace", 0, "NS", NULL, "the GPUs of a Kubernetes namespace (the namespace label)", S(fo.ns) },
+};
+#undef S
+
+const struct gs_cli report_cli = {
+    .name = "report",
+    .usage = "gpuscope report [--since DURATION | --from TIME --to TIME] [options]",
+    .about = "What the history says: an HTML report (one self-contained file), terminal charts, CSV or NDJSON.",
+    .opts = report_opts,
+    .nopts = GS_NOPTS(report_opts),
+};
 
 /* --job / --user: the HPC job accounting (record/jobsum.c), in text or JSON. */
 static int report_jobs(const struct gs_report_opts *o, const char *job, const char *user)
@@ -67,60 +121,20 @@ static int report_jobs(const struct gs_report_opts *o, const char *job, const ch
 
 int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
 {
-    enum { O_DB = 256, O_SINCE, O_FROM, O_TO, O_PID, O_JOB, O_USER, O_PROM, O_MATCH, O_PROMCFG, O_NODE, O_POD, O_NS };
-    static const struct option lo[] = {
-        { "db", 1, NULL, O_DB }, { "since", 1, NULL, O_SINCE }, { "from", 1, NULL, O_FROM }, { "to", 1, NULL, O_TO },
-        { "id", 1, NULL, 'i' }, { "pid", 1, NULL, O_PID }, { "format", 1, NULL, 'f' }, { "output", 1, NULL, 'o' },
-        { "job", 1, NULL, O_JOB }, { "user", 1, NULL, O_USER }, { "help", 0, NULL, 'h' },
-        { "prometheus", 1, NULL, O_PROM }, { "match", 1, NULL, O_MATCH }, { "prometheus-config", 1, NULL, O_PROMCFG },
-        { "node", 1, NULL, O_NODE }, { "pod", 1, NULL, O_POD }, { "namespace", 1, NULL, O_NS },
-        { NULL, 0, NULL, 0 },
-    };
-    const char *job = NULL, *user = NULL;
-    struct gs_report_opts o = { .gpu_index = -1, .format = GS_REPORT_HTML, .width = 80 };
-    struct gs_frep_opts fo = { 0 };
-    int64_t now = gs_now_ms(), since = 24 * 3600 * 1000LL;
-    const char *from = NULL, *to = NULL, *cols = getenv("COLUMNS");
-    int c;
+    struct rargs a = { .o = { .gpu_index = -1, .format = GS_REPORT_HTML, .width = 80 }, .since = 24 * 3600 * 1000LL };
+    struct gs_err err = { 0 };
+    int64_t now = gs_now_ms();
+    const char *cols = getenv("COLUMNS");
     (void)ctx;
     if (cols && strtol(cols, NULL, 10) > 40)
-        o.width = (unsigned)strtol(cols, NULL, 10);
-    while ((c = getopt_long(argc, argv, "i:f:o:h", lo, NULL)) != -1) {
-        switch (c) {
-        case O_DB: o.db = optarg; break;
-        case O_SINCE:
-            if (gs_parse_duration_ms(optarg, &since) < 0 || since <= 0) {
-                fprintf(stderr, "gpuscope report: bad --since '%s' (try 2h, 30m, 7d)\n", optarg);
-                return GS_EXIT_USAGE;
-            }
-            break;
-        case O_FROM: from = optarg; break;
-        case O_TO: to = optarg; break;
-        case 'i': o.gpu_index = (int)strtol(optarg, NULL, 10); break;
-        case O_PID: o.pid = strtol(optarg, NULL, 10); break;
-        case O_JOB: job = optarg; break;
-        case O_USER: user = optarg; break;
-        case 'f':
-            if (!strcmp(optarg, "html")) o.format = GS_REPORT_HTML;
-            else if (!strcmp(optarg, "term")) o.format = GS_REPORT_TERM;
-            else if (!strcmp(optarg, "csv")) o.format = GS_REPORT_CSV;
-            else if (!strcmp(optarg, "json") || !strcmp(optarg, "ndjson")) o.format = GS_REPORT_JSON;
-            else {
-                fprintf(stderr, "gpuscope report: --format wants html, term, csv or json\n");
-                return GS_EXIT_USAGE;
-            }
-            break;
-        case 'o': o.output = optarg; break;
-        case O_PROM: fo.url = optarg; break;
-        case O_MATCH: fo.match = optarg; break;
-        case O_PROMCFG: fo.config = optarg; break;
-        case O_NODE: fo.node = optarg; break;
-        case O_POD: fo.pod = optarg; break;
-        case O_NS: fo.ns = optarg; break;
-        case 'h': report_usage(stdout); return GS_EXIT_OK;
-        default: report_usage(stderr); return GS_EXIT_USAGE;
-        }
-    }
+        a.o.width = (unsigned)strtol(cols, NULL, 10);
+    int rc = gs_cli_parse(&report_cli, argc, argv, &a, &err);
+    if (rc)
+        return rc > 0 ? GS_EXIT_OK : gs_cli_fail(&report_cli, &err);
+    struct gs_report_opts o = a.o;
+    struct gs_frep_opts fo = a.fo;
+    const char *job = a.job, *user = a.user, *from = a.from, *to = a.to;
+    int64_t since = a.since;
     o.to_ms = now;
     o.from_ms = now - since;
     char why[256];
@@ -141,7 +155,6 @@ int cmd_report(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         fprintf(stderr, "gpuscope report: --to must be after --from\n");
         return GS_EXIT_USAGE;
     }
-    struct gs_err err = { 0 };
     if (!fo.url && (fo.match || fo.config || fo.node || fo.pod || fo.ns)) {
         fprintf(stderr, "gpuscope report: --match, --prometheus-config, --node, --pod and --namespace go with "
                 "--prometheus URL\n");

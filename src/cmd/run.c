@@ -5,31 +5,72 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "core/pyhook.h"
 #include "record/record.h"
 
-static void run_usage(FILE *out)
+struct rargs {
+    struct gs_run_opts o;
+    bool python;
+};
+
+#define R ((struct rargs *)ctx)
+static int o_interval(void *ctx, const char *const *v, struct gs_err *err)
 {
-    fprintf(out,
-        "usage: gpuscope run [options] -- COMMAND [ARGS...]\n\n"
-        "Run COMMAND, record the GPUs for exactly its lifetime, then print (on stderr, like time)\n"
-        "wall time, the GPUs its process tree used, utilization, peak GPU memory per process,\n"
-        "energy, throttling, and warnings (input-pipeline stalls, memory climbs).\n\n"
-        "  -d, --interval SECONDS  sampling interval (default 1)\n"
-        "  --db FILE               also keep the samples in this history database\n"
-        "  --json                  the summary as JSON\n"
-        "  -o, --output FILE       the summary into FILE instead of stderr\n"
-        "  --python                load gpuscope's Python hook into Python processes of the job:\n"
-        "                          PyTorch's allocator figures per process (docs/PYHOOK.md)\n"
-        "test options: --step DURATION --clock-file PATH (virtual time, docs/RECORD.md)\n");
+    int64_t ms;
+    if (gs_parse_duration_ms(v[0], &ms) < 0 || ms <= 0)
+        return gs_err_set(err, GS_E_USAGE, "bad --interval '%s'", v[0]);
+    R->o.interval_ms = (uint32_t)ms;
+    return 0;
 }
+static int o_step(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if (gs_parse_duration_ms(v[0], &R->o.step_ms) < 0)
+        return gs_err_set(err, GS_E_USAGE, "bad --step '%s'", v[0]);
+    return 0;
+}
+/* COMMAND and its arguments: the rest of the line, options of its own included. */
+static int o_command(void *ctx, const char *const *v, struct gs_err *err)
+{
+    (void)err;
+    R->o.argv = (char **)v;
+    return 0;
+}
+#undef R
+
+#define S(m) GS_OPT_STORE_STR(struct rargs, m)
+static const struct gs_opt run_opts[] = {
+    { NULL, 0, "COMMAND [ARGS...]", o_command, "the command to run, with its arguments", .comp = GS_COMP_COMMAND,
+      .flags = GS_OPT_REST },
+    { "--interval", 'd', "SECONDS", o_interval, "sampling interval (default 1)" },
+    { "--db", 0, "FILE", NULL, "also keep the samples in this history database", .comp = GS_COMP_FILE, S(o.db) },
+    { "--json", 0, NULL, NULL, "the summary as JSON", GS_OPT_STORE_TRUE(struct rargs, o.json) },
+    { "--output", 'o', "FILE", NULL, "the summary into FILE instead of stderr", .comp = GS_COMP_FILE, S(o.output) },
+    { "--python", 0, NULL, NULL, "load gpuscope's Python hook into Python processes of the job:\n"
+      "PyTorch's allocator figures per process (docs/PYHOOK.md)", GS_OPT_STORE_TRUE(struct rargs, python) },
+    { "--step", 0, "DURATION", o_step, "each tick advances time by DURATION without sleeping",
+      .section = "test options (virtual time, docs/RECORD.md):" },
+    { "--clock-file", 0, "PATH", NULL, "write the scenario time there (GPUSCOPE_SIM_CLOCK=file:PATH)",
+      .comp = GS_COMP_FILE, S(o.clock_file) },
+};
+#undef S
+
+const struct gs_cli run_cli = {
+    .name = "run",
+    .usage = "gpuscope run [options] -- COMMAND [ARGS...]",
+    .about = "Run COMMAND, record the GPUs for exactly its lifetime, then print (on stderr, like time)\n"
+             "wall time, the GPUs its process tree used, utilization, peak GPU memory per process,\n"
+             "energy, throttling, and warnings (input-pipeline stalls, memory climbs).",
+    .opts = run_opts,
+    .nopts = GS_NOPTS(run_opts),
+};
 
 /* The job's Python processes load the hook: its directory first on PYTHONPATH. */
 static int run_python_env(void)
@@ -65,52 +106,22 @@ static int check_output(const char *path)
 
 int cmd_run(int argc, char **argv, const struct gs_cmd_ctx *ctx)
 {
-    enum { O_DB = 256, O_JSON, O_STEP, O_CLOCK, O_PYTHON };
-    static const struct option lo[] = {
-        { "interval", 1, NULL, 'd' }, { "db", 1, NULL, O_DB }, { "json", 0, NULL, O_JSON },
-        { "output", 1, NULL, 'o' }, { "step", 1, NULL, O_STEP }, { "clock-file", 1, NULL, O_CLOCK },
-        { "python", 0, NULL, O_PYTHON },
-        { "help", 0, NULL, 'h' }, { NULL, 0, NULL, 0 },
-    };
-    struct gs_run_opts o = { .interval_ms = 1000 };
-    int64_t ms;
-    int c;
-    bool python = false;
+    struct rargs a = { .o = { .interval_ms = 1000 } };
+    struct gs_err err = { 0 };
     (void)ctx;
-    while ((c = getopt_long(argc, argv, "+d:o:h", lo, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            if (gs_parse_duration_ms(optarg, &ms) < 0 || ms <= 0) {
-                fprintf(stderr, "gpuscope run: bad --interval '%s'\n", optarg);
-                return GS_EXIT_USAGE;
-            }
-            o.interval_ms = (uint32_t)ms;
-            break;
-        case O_DB: o.db = optarg; break;
-        case O_JSON: o.json = true; break;
-        case 'o': o.output = optarg; break;
-        case O_STEP:
-            if (gs_parse_duration_ms(optarg, &o.step_ms) < 0) {
-                fprintf(stderr, "gpuscope run: bad --step '%s'\n", optarg);
-                return GS_EXIT_USAGE;
-            }
-            break;
-        case O_CLOCK: o.clock_file = optarg; break;
-        case O_PYTHON: python = true; break;
-        case 'h': run_usage(stdout); return GS_EXIT_OK;
-        default: run_usage(stderr); return GS_EXIT_USAGE;
-        }
-    }
-    if (optind >= argc) {
+    int rc = gs_cli_parse(&run_cli, argc, argv, &a, &err);
+    if (rc)
+        return rc > 0 ? GS_EXIT_OK : gs_cli_fail(&run_cli, &err);
+    if (!a.o.argv) {
         fprintf(stderr, "gpuscope run: which command? usage: gpuscope run -- COMMAND [ARGS...]\n");
         return GS_EXIT_USAGE;
     }
-    o.argv = argv + optind;
+    struct gs_run_opts o = a.o;
+    bool python = a.python;
     if (o.output && check_output(o.output) < 0)
         return GS_EXIT_USAGE;
     if (python && run_python_env() < 0)
         return GS_EXIT_FAILURE;
-    struct gs_err err = { 0 };
     int status = 0;
     if (gs_run_job(&o, &status, &err) < 0) {
         gs_err_print(&err);

@@ -2,38 +2,16 @@
 /*
  * top.c - `gpuscope top`: option parsing, then the live view (src/ui/top.c).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cmd/cmd.h"
+#include "cmd/opts.h"
 #include "ui/conf.h"
 #include "ui/fleet.h"
 #include "ui/fmt.h"
 #include "ui/top.h"
-
-static void top_usage(FILE *out)
-{
-    fprintf(out,
-            "usage: gpuscope top [options]\n\n"
-            "The live view: GPUs, history charts and GPU processes (keys: press ? inside).\n\n"
-            "  -d, --interval SECONDS   refresh period, 0.1 .. 10 (default 1, or the saved setting)\n"
-            "  -i, --id IDS             only these GPUs: indexes, UUIDs or PCI bus ids, comma-separated\n"
-            "      --layout MODE        auto, full, compact or line (one line per GPU)\n"
-            "      --ascii              ASCII characters only (no braille/block charts)\n"
-            "  -C, --mono               no colours (NO_COLOR=1 does the same)\n"
-            "      --readonly           never send signals\n"
-            "      --no-save            do not write settings to $XDG_CONFIG_HOME/gpuscope/top.conf\n"
-            "  -h, --help               this text\n\n"
-            "The fleet, from Prometheus (docs/FLEET.md): one row per node, Enter for its GPUs:\n"
-            "      --prometheus URL     the Prometheus (or VictoriaMetrics, Thanos, Mimir) that scrapes\n"
-            "                           gpuscope serve or dcgm-exporter; refreshes at its scrape interval\n"
-            "      --match SELECTOR     only these series, e.g. '{cluster=\"a\"}'\n"
-            "      --prometheus-config FILE  basic auth, bearer token, TLS (Prometheus' http_config YAML)\n"
-            "      --node HOST          start on that node's GPUs\n"
-            "      --batch N            N refreshes as text on stdout, no terminal needed\n");
-}
 
 static int parse_interval(const char *s, uint32_t *ms)
 {
@@ -63,75 +41,72 @@ static int parse_layout(const char *s)
     return -1;
 }
 
-static int top_parse(int argc, char **argv, struct gs_top_opts *o)
+#define O ((struct gs_top_opts *)ctx)
+static int o_interval(void *ctx, const char *const *v, struct gs_err *err)
 {
-    enum { OPT_LAYOUT = 256, OPT_ASCII, OPT_READONLY, OPT_NOSAVE, OPT_PROM, OPT_PROMCFG, OPT_MATCH, OPT_NODE,
-           OPT_BATCH };
-    static const struct option longopts[] = {
-        { "interval", required_argument, NULL, 'd' }, { "id", required_argument, NULL, 'i' },
-        { "layout", required_argument, NULL, OPT_LAYOUT }, { "ascii", no_argument, NULL, OPT_ASCII },
-        { "mono", no_argument, NULL, 'C' }, { "readonly", no_argument, NULL, OPT_READONLY },
-        { "no-save", no_argument, NULL, OPT_NOSAVE }, { "help", no_argument, NULL, 'h' },
-        { "prometheus", required_argument, NULL, OPT_PROM }, { "prometheus-config", required_argument, NULL, OPT_PROMCFG },
-        { "match", required_argument, NULL, OPT_MATCH }, { "node", required_argument, NULL, OPT_NODE },
-        { "batch", required_argument, NULL, OPT_BATCH },
-        { NULL, 0, NULL, 0 },
-    };
-    int c;
-
-    while ((c = getopt_long(argc, argv, "d:i:Ch", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd':
-            if (parse_interval(optarg, &o->interval_ms) < 0) {
-                fprintf(stderr, "gpuscope top: --interval wants seconds from 0.1 to 10, not '%s'\n", optarg);
-                return GS_EXIT_USAGE;
-            }
-            o->interval_set = true;
-            break;
-        case 'i': o->only_ids = optarg; break;
-        case OPT_PROM: o->prometheus = optarg; break;
-        case OPT_PROMCFG: o->prom_config = optarg; break;
-        case OPT_MATCH: o->match = optarg; break;
-        case OPT_NODE: o->node = optarg; break;
-        case OPT_BATCH:
-            if (parse_count(optarg, &o->batch) < 0) {
-                fprintf(stderr, "gpuscope top: --batch wants a count of refreshes from 1, not '%s'\n", optarg);
-                return GS_EXIT_USAGE;
-            }
-            break;
-        case OPT_LAYOUT:
-            if ((o->layout = parse_layout(optarg)) < 0) {
-                fprintf(stderr, "gpuscope top: --layout wants auto, full, compact or line\n");
-                return GS_EXIT_USAGE;
-            }
-            break;
-        case OPT_ASCII: o->ascii = true; break;
-        case 'C': o->mono = true; break;
-        case OPT_READONLY: o->readonly = true; break;
-        case OPT_NOSAVE: o->no_save = true; break;
-        case 'h': top_usage(stdout); return -1;
-        default: top_usage(stderr); return GS_EXIT_USAGE;
-        }
-    }
-    if (optind < argc) {
-        fprintf(stderr, "gpuscope top: unexpected argument '%s'\n", argv[optind]);
-        return GS_EXIT_USAGE;
-    }
-    if (!o->prometheus && (o->prom_config || o->match || o->node || o->batch)) {
-        fprintf(stderr, "gpuscope top: --prometheus-config, --match, --node and --batch go with --prometheus URL\n");
-        return GS_EXIT_USAGE;
-    }
+    if (parse_interval(v[0], &O->interval_ms) < 0)
+        return gs_err_set(err, GS_E_USAGE, "--interval wants seconds from 0.1 to 10, not '%s'", v[0]);
+    O->interval_set = true;
     return 0;
 }
+static int o_batch(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if (parse_count(v[0], &O->batch) < 0)
+        return gs_err_set(err, GS_E_USAGE, "--batch wants a count of refreshes from 1, not '%s'", v[0]);
+    return 0;
+}
+static int o_layout(void *ctx, const char *const *v, struct gs_err *err)
+{
+    if ((O->layout = parse_layout(v[0])) < 0)
+        return gs_err_set(err, GS_E_USAGE, "--layout wants auto, full, compact or line");
+    return 0;
+}
+#undef O
+
+#define S(m) GS_OPT_STORE_STR(struct gs_top_opts, m)
+#define T(m) GS_OPT_STORE_TRUE(struct gs_top_opts, m)
+static const struct gs_opt top_opts[] = {
+    { "--interval", 'd', "SECONDS", o_interval, "refresh period, 0.1 .. 10 (default 1, or the saved setting)" },
+    { "--id", 'i', "IDS", NULL, "only these GPUs: indexes, UUIDs or PCI bus ids, comma-separated",
+      .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, S(only_ids) },
+    { "--layout", 0, "MODE", o_layout, "auto, full, compact or line (one line per GPU)", .comp = GS_COMP_CHOICES,
+      .choices = "auto full compact line" },
+    { "--ascii", 0, NULL, NULL, "ASCII characters only (no braille/block charts)", T(ascii) },
+    { "--mono", 'C', NULL, NULL, "no colours (NO_COLOR=1 does the same)", T(mono) },
+    { "--readonly", 0, NULL, NULL, "never send signals", T(readonly) },
+    { "--no-save", 0, NULL, NULL, "do not write settings to $XDG_CONFIG_HOME/gpuscope/top.conf", T(no_save) },
+    { "--prometheus", 0, "URL", NULL, "the Prometheus (or VictoriaMetrics, Thanos, Mimir) that scrapes\n"
+      "gpuscope serve or dcgm-exporter; refreshes at its scrape interval", S(prometheus),
+      .section = "The fleet, from Prometheus (docs/FLEET.md): one row per node, Enter for its GPUs:" },
+    { "--match", 0, "SELECTOR", NULL, "only these series, e.g. '{cluster=\"a\"}'", S(match) },
+    { "--prometheus-config", 0, "FILE", NULL, "basic auth, bearer token, TLS (Prometheus' http_config YAML)",
+      .comp = GS_COMP_FILE, S(prom_config) },
+    { "--node", 0, "HOST", NULL, "start on that node's GPUs", S(node) },
+    { "--batch", 0, "N", o_batch, "N refreshes as text on stdout, no terminal needed" },
+};
+#undef S
+#undef T
+
+const struct gs_cli top_cli = {
+    .name = "top",
+    .usage = "gpuscope top [options]",
+    .about = "The live view: GPUs, history charts and GPU processes (keys: press ? inside).",
+    .opts = top_opts,
+    .nopts = GS_NOPTS(top_opts),
+};
 
 int cmd_top(int argc, char **argv, const struct gs_cmd_ctx *ctx)
 {
     struct gs_top_opts o = { .layout = -1, .demo = ctx->demo };
     struct gs_err err = { 0 };
 
-    int rc = top_parse(argc, argv, &o);
+    int rc = gs_cli_parse(&top_cli, argc, argv, &o, &err);
     if (rc)
-        return rc < 0 ? GS_EXIT_OK : rc;
+        return rc > 0 ? GS_EXIT_OK : gs_cli_fail(&top_cli, &err);
+    if (!o.prometheus && (o.prom_config || o.match || o.node || o.batch)) {
+        fprintf(stderr, "gpuscope top: --prometheus-config, --match, --node and --batch go with --prometheus URL\n");
+        return GS_EXIT_USAGE;
+    }
     if ((o.prometheus ? gs_fleet_top_run(&o, &err) : gs_top_run(&o, &err)) < 0) {
         gs_err_print(&err);
         return gs_exit_from_errc(err.code);

@@ -5,6 +5,7 @@
 #   make test       the whole suite (unit, CLI, faults, sanitizers, fuzz); ends "N passed, N failed"
 #   make bench      the benchmarks, printing the figures the issues ask for
 #   make install    PREFIX=/usr/local DESTDIR= (make uninstall: the same list, removed)
+#   make gen        man pages' OPTIONS and completions/ from the option tables (after changing one)
 # Variants: make BUILD=asan (AddressSanitizer + UBSan into build-asan/), BUILD=debug
 # (-O0, asserts, build-debug/), WERROR=1; make testing: the test-only hooks (below).
 
@@ -363,6 +364,12 @@ uninstall:
 	done; true
 	@echo "uninstalled gpuscope from $(DESTDIR)$(PREFIX)"
 
+# The man pages' OPTIONS sections and completions/ from the option tables (src/cmd/opts.h):
+# after adding or changing an option, `make gen`, then commit what it rewrote.
+# tests/cli/0157 fails, naming the file, while the checked-in files differ from this.
+gen: $(O)/gpuscope $(MOD_LIBS)
+	$(PYTHON3) scripts/gen-cli --gpuscope $(O)/gpuscope
+
 # --- the Debian package (debian/, dh): built by dpkg-buildpackage from a copy of the
 # tree's sources in build/deb/src (the package never sees this tree's build outputs),
 # then checked by lintian: no error and no warning (informational tags are shown).
@@ -378,7 +385,7 @@ deb:
 clean:
 	rm -rf build build-asan build-debug build-fuzz
 
-.PHONY: all unit testing bench-bin fuzz deps run test bench install uninstall deb clean FORCE
+.PHONY: all unit testing bench-bin fuzz deps run test bench install uninstall deb gen clean FORCE
 .DELETE_ON_ERROR:
 
 -include $(OBJ:.o=.d) $(SIM_OBJ:.o=.d) $(DRMSIM_OBJ:.o=.d) $(CUSIM_OBJ:.o=.d) $(UNIT_BIN:=.d) $(BENCH_BIN:=.d)

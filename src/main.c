@@ -64,8 +64,12 @@ static const struct gs_opt global_opts[] = {
     { "--demo", 0, "SCENARIO", NULL,
       "run on the bundled NVML simulator (8 simulated H100-class GPUs);\n"
       "--demo=mixed: NVIDIA (NVML simulator), AMD and Intel (DRM simulator)",
-      .comp = GS_COMP_CHOICES, .choices = "mixed", .flags = GS_OPT_OPTIONAL },
-    { "--version", 0, NULL, NULL, "print the version" },
+      .comp = GS_COMP_CHOICES, .choices = "mixed", .flags = GS_OPT_OPTIONAL,
+      .man = "Run on the bundled NVML simulator: eight simulated H100-class GPUs under a\n"
+             "training load, marked as simulated wherever they are shown.\n"
+             ".Fl -demo Ns = Ns Cm mixed :\n"
+             "a mixed machine, NVIDIA (the NVML simulator), AMD and Intel (the DRM simulator)." },
+    { "--version", 0, NULL, NULL, "print the version", .man = "Print the version and exit." },
     { "--help", 'h', NULL, NULL, "this help" },
     { NULL, 0, "COMMAND", NULL, "the command (below), and its options", .flags = GS_OPT_REST },
 };

@@ -27,11 +27,19 @@ static const struct gs_opt baseline_opts[] = {
     { NULL, 0, "save|diff", NULL, "save the range's distributions as NAME, or compare the range with NAME",
       .comp = GS_COMP_CHOICES, S(what) },
     { NULL, 0, "NAME", NULL, "the baseline", S(name) },
-    { "--since", 0, "DURATION", o_since, "the range: the last DURATION (default 24h)" },
-    { "--from", 0, "TIME", NULL, "the range from TIME (as report --from)", S(from) },
+    { "--since", 0, "DURATION", o_since, "the range: the last DURATION (default 24h)",
+      .man = "The last\n"
+        ".Ar DURATION\n"
+        "(default 24h)." },
+    { "--from", 0, "TIME", NULL, "the range from TIME (as report --from)", S(from),
+      .man = "An explicit range, as in\n"
+        ".Xr gpuscope-report 1 ." },
     { "--to", 0, "TIME", NULL, "the range up to TIME (default now)", S(to) },
     { "--db", 0, "FILE", NULL, "history database (default: where 'gpuscope record' writes)", .comp = GS_COMP_FILE,
-      S(db) },
+      S(db),
+      .man = "The history database (default: where\n"
+        ".Xr gpuscope-record 1\n"
+        "writes)." },
 };
 #undef S
 

@@ -254,37 +254,89 @@ static int o_prom_config(void *ctx, const char *const *v, struct gs_err *err)
 #undef D
 
 static const struct gs_opt doctor_opts[] = {
-    { "--window", 0, "DUR", o_window, "how long to sample (default 10s; 500ms, 2m ...)" },
-    { "--interval", 0, "DUR", o_interval, "between snapshots (default 500ms: sawtooth periods from 2 s)" },
-    { "--quick", 0, NULL, o_quick, "one snapshot: what is true now; window checks are listed as not evaluated" },
-    { "--format", 0, "text|json", o_format, "output (default text)", .comp = GS_COMP_CHOICES },
+    { "--window", 0, "DUR", o_window, "how long to sample (default 10s; 500ms, 2m ...)",
+      .man = "How long to sample (default 10s)." },
+    { "--interval", 0, "DUR", o_interval, "between snapshots (default 500ms: sawtooth periods from 2 s)",
+      .man = "Between snapshots (default 500ms)." },
+    { "--quick", 0, NULL, o_quick, "one snapshot: what is true now; window checks are listed as not evaluated",
+      .man = "One snapshot: what is true now; the window checks are listed as not evaluated." },
+    { "--format", 0, "text|json", o_format, "output (default text)", .comp = GS_COMP_CHOICES,
+      .man = "The output (default text)." },
     { "--kernel-log", 0, "FILE", o_klog, "read the kernel log from FILE (saved dmesg, journal, /dev/kmsg dump)",
-      .comp = GS_COMP_FILE },
-    { "--no-kernel-log", 0, NULL, o_no_klog, "do not read the kernel log" },
-    { "--expect-gpus", 0, "N", o_expect, "report fewer GPUs than N as critical" },
+      .comp = GS_COMP_FILE,
+      .man = "Read the kernel log from\n"
+        ".Ar FILE\n"
+        "(a saved dmesg, a journal, a\n"
+        ".Pa /dev/kmsg\n"
+        "dump)." },
+    { "--no-kernel-log", 0, NULL, o_no_klog, "do not read the kernel log",
+      .man = "Do not read the kernel log." },
+    { "--expect-gpus", 0, "N", o_expect, "report fewer GPUs than N as critical",
+      .man = "Report fewer GPUs than\n"
+        ".Ar N\n"
+        "as critical." },
     { "--db", 0, "FILE", o_db, "the recorder's database (default: gpuscope record's), read-only when it exists",
-      .comp = GS_COMP_FILE },
-    { "--no-history", 0, NULL, o_no_history, "do not read the recorder's database" },
-    { "--no-sysfs", 0, NULL, o_no_sysfs, "do not scan the PCI bus (sysfs) or /proc for /dev/nvidia* holders" },
+      .comp = GS_COMP_FILE,
+      .man = "The recorder's database, read read-only when it exists (default: where\n"
+        ".Xr gpuscope-record 1\n"
+        "writes); fewer GPUs than it has seen is critical." },
+    { "--no-history", 0, NULL, o_no_history, "do not read the recorder's database",
+      .man = "Do not read the recorder's database." },
+    { "--no-sysfs", 0, NULL, o_no_sysfs, "do not scan the PCI bus (sysfs) or /proc for /dev/nvidia* holders",
+      .man = "Do not scan the PCI bus or\n"
+        ".Pa /proc\n"
+        "for holders of\n"
+        ".Pa /dev/nvidia* ." },
     { "--id", 'i', "IDS", o_id, "only these GPUs (index, UUID or PCI bus id)", .comp = GS_COMP_GPU,
-      .flags = GS_OPT_LIST },
+      .flags = GS_OPT_LIST,
+      .man = "Only these GPUs." },
     { "--threshold", 0, "NAME=VAL", o_threshold, "override a threshold; --list-thresholds shows them",
-      .flags = GS_OPT_REPEAT },
-    { "--list-thresholds", 0, NULL, o_list, "print every threshold with its value" },
-    { "--daily", 0, NULL, o_daily, "the daily routine: utilization, memory > 90%, temperature, Xid count" },
-    { "--weekly", 0, NULL, o_weekly, "the weekly routine: driver and CUDA against the installed frameworks" },
-    { "--monthly", 0, NULL, o_monthly, "the monthly routine: PCIe links, fans, load behaviour against history" },
+      .flags = GS_OPT_REPEAT,
+      .man = "Override a threshold; repeatable." },
+    { "--list-thresholds", 0, NULL, o_list, "print every threshold with its value",
+      .man = "Print every threshold with its value." },
+    { "--daily", 0, NULL, o_daily, "the daily routine: utilization, memory > 90%, temperature, Xid count",
+      .man = "The daily routine: utilization, memory above 90%, temperature, Xid count." },
+    { "--weekly", 0, NULL, o_weekly, "the weekly routine: driver and CUDA against the installed frameworks",
+      .man = "The weekly routine: driver and CUDA against the installed frameworks." },
+    { "--monthly", 0, NULL, o_monthly, "the monthly routine: PCIe links, fans, load behaviour against history",
+      .man = "The monthly routine: PCIe links, fans, load behaviour against history." },
     { "--routine", 0, "LIST", o_routine, "routines by name: daily,weekly,monthly or all", .comp = GS_COMP_CHOICES,
-      .choices = "daily weekly monthly all", .flags = GS_OPT_LIST },
-    { "--baseline", 0, "NAME", o_baseline, "monthly: compare with this saved baseline (gpuscope baseline save)" },
+      .choices = "daily weekly monthly all", .flags = GS_OPT_LIST,
+      .man = "Routines by name:\n"
+        ".Cm daily , weekly , monthly\n"
+        "or\n"
+        ".Cm all ." },
+    { "--baseline", 0, "NAME", o_baseline, "monthly: compare with this saved baseline (gpuscope baseline save)",
+      .man = "Monthly: compare with this saved baseline\n"
+        ".Pq Xr gpuscope-baseline 1 ." },
     { "--framework-path", 0, "DIRS", o_fwpath, "weekly: also search these site-packages directories (colon list)",
-      .comp = GS_COMP_DIR },
+      .comp = GS_COMP_DIR,
+      .man = "Weekly: also search these site-packages directories (a colon list)." },
     { "--explain", 0, "xid N", o_explain, "what the Xid catalog says about Xid N", .comp = GS_COMP_CHOICES,
-      .choices = "xid" },
-    { "--prometheus", 0, "URL", o_prom, "the fleet's health from a Prometheus instead (docs/FLEET.md)" },
-    { "--match", 0, "SELECTOR", o_match, "with --prometheus: only series matching '{label=\"value\",...}'" },
+      .choices = "xid",
+      .man = "What the Xid catalog says about Xid\n"
+        ".Ar N ." },
+    { "--prometheus", 0, "URL", o_prom, "the fleet's health from a Prometheus instead (docs/FLEET.md)",
+      .man = "The fleet's health instead of this machine's, from the Prometheus at\n"
+        ".Ar URL :\n"
+        "Xids in the last hour, ECC and row-remapping failures, throttling, GPUs missing\n"
+        "against the day's count, utilization pinned over\n"
+        ".Fl -window\n"
+        "(default 15 minutes); each finding names the node and the GPU.\n"
+        "See docs/FLEET.md." },
+    { "--match", 0, "SELECTOR", o_match, "with --prometheus: only series matching '{label=\"value\",...}'",
+      .man = "With\n"
+        ".Fl -prometheus :\n"
+        "only series matching these label matchers, such as\n"
+        ".Ql {cluster=\"a\"} ." },
     { "--prometheus-config", 0, "FILE", o_prom_config, "credentials and TLS (Prometheus' http_config YAML)",
-      .comp = GS_COMP_FILE },
+      .comp = GS_COMP_FILE,
+      .man = "Credentials and TLS for\n"
+        ".Fl -prometheus :\n"
+        "Prometheus'\n"
+        ".Cm http_config\n"
+        "in YAML (basic_auth, authorization, bearer_token_file, tls_config)." },
 };
 const struct gs_cli doctor_cli = {
     .name = "doctor",

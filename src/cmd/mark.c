@@ -93,13 +93,26 @@ static int o_word(void *ctx, const char *const *v, struct gs_err *err)
 static const struct gs_opt mark_opts[] = {
     { NULL, 0, "TEXT", o_word, "the annotation (several words are joined by spaces)", .flags = GS_OPT_REPEAT },
     { "--db", 0, "FILE", NULL, "history database (default: where 'gpuscope record' writes)", .comp = GS_COMP_FILE,
-      GS_OPT_STORE_STR(struct margs, db) },
+      GS_OPT_STORE_STR(struct margs, db),
+      .man = "The history database (default: where\n"
+        ".Xr gpuscope-record 1\n"
+        "writes)." },
     { "--id", 'i', "GPU", o_id, "the annotation belongs to this GPU (default: the whole machine)",
-      .comp = GS_COMP_GPU },
-    { "--at", 0, "TIME", o_at, "stamp it at TIME instead of now (as report --from)" },
+      .comp = GS_COMP_GPU,
+      .man = "The annotation belongs to this GPU (default: the whole machine)." },
+    { "--at", 0, "TIME", o_at, "stamp it at TIME instead of now (as report --from)",
+      .man = "Stamp it at\n"
+        ".Ar TIME\n"
+        "instead of now." },
     { "--from-fifo", 0, "PATH", NULL, "create the FIFO PATH (if absent) and store each line written to it\n"
       "(echo \"epoch 3\" > PATH) until Ctrl-C / SIGTERM", .comp = GS_COMP_FILE,
-      GS_OPT_STORE_STR(struct margs, fifo) },
+      GS_OPT_STORE_STR(struct margs, fifo),
+      .man = "Create the FIFO\n"
+        ".Ar PATH\n"
+        "when absent, and store each line written to it until\n"
+        ".Dv SIGINT\n"
+        "or\n"
+        ".Dv SIGTERM ." },
 };
 
 const struct gs_cli mark_cli = {

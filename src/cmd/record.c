@@ -98,30 +98,63 @@ static int o_status_word(void *ctx, const char *const *v, struct gs_err *err)
 static const struct gs_opt record_opts[] = {
     { NULL, 0, "status", o_status_word, "the same as --status", .comp = GS_COMP_CHOICES },
     { "--db", 0, "FILE", NULL, "database (default $XDG_STATE_HOME/gpuscope/history.db,\n"
-      "/var/lib/gpuscope/history.db for root)", .comp = GS_COMP_FILE, S(db) },
-    { "--interval", 'd', "SECONDS", o_interval, "sampling interval (default 1)" },
-    { "--proc-interval", 0, "SECONDS", o_proc_interval, "per-process samples (default 5; lifetimes every tick)" },
-    { "--retention", 0, "DURATION", o_retention, "full resolution kept (default 48h), then 1-minute rollups" },
-    { "--rollup-retention", 0, "DURATION", o_rollup_retention, "rollups kept (default 90d), then deleted" },
-    { "--max-size", 0, "SIZE", o_max_size, "cap the database (e.g. 2G): the oldest data goes first" },
-    { "--id", 'i', "IDS", NULL, "only these GPUs", .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, S(only_ids) },
-    { "--estimate", 0, NULL, NULL, "print the disk space this configuration takes, and exit", T(estimate) },
+      "/var/lib/gpuscope/history.db for root)", .comp = GS_COMP_FILE, S(db),
+      .man = "The database (default: see\n"
+        ".Sx FILES ) ." },
+    { "--interval", 'd', "SECONDS", o_interval, "sampling interval (default 1)",
+      .man = "The sampling interval (default 1)." },
+    { "--proc-interval", 0, "SECONDS", o_proc_interval, "per-process samples (default 5; lifetimes every tick)",
+      .man = "Per-process samples (default 5; lifetimes are kept every tick)." },
+    { "--retention", 0, "DURATION", o_retention, "full resolution kept (default 48h), then 1-minute rollups",
+      .man = "How long full resolution is kept (default 48h), before one-minute rollups." },
+    { "--rollup-retention", 0, "DURATION", o_rollup_retention, "rollups kept (default 90d), then deleted",
+      .man = "How long rollups are kept (default 90d)." },
+    { "--max-size", 0, "SIZE", o_max_size, "cap the database (e.g. 2G): the oldest data goes first",
+      .man = "Cap the database (such as 2G): the oldest data goes first." },
+    { "--id", 'i', "IDS", NULL, "only these GPUs", .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, S(only_ids),
+      .man = "Only these GPUs." },
+    { "--estimate", 0, NULL, NULL, "print the disk space this configuration takes, and exit", T(estimate),
+      .man = "Print the disk space this configuration takes, and exit." },
     { "--annotate-fifo", 0, "PATH", NULL, "each line written to this FIFO (created if absent) becomes\n"
-      "an annotation: echo \"epoch 3\" > PATH", .comp = GS_COMP_FILE, S(annotate_fifo) },
-    { "--quiet", 'q', NULL, NULL, "no start-up line", T(quiet) },
+      "an annotation: echo \"epoch 3\" > PATH", .comp = GS_COMP_FILE, S(annotate_fifo),
+      .man = "Each line written to this FIFO (created when absent) becomes an annotation." },
+    { "--quiet", 'q', NULL, NULL, "no start-up line", T(quiet),
+      .man = "No start-up line." },
     { "--remote-write", 0, "URL", NULL, "also send every sample to this Prometheus remote-write\n"
-      "endpoint (the database queues what is not sent yet)", S(rw_url) },
+      "endpoint (the database queues what is not sent yet)", S(rw_url),
+      .man = "Also send every sample to this Prometheus remote-write 1.0 endpoint\n"
+        "(Prometheus, VictoriaMetrics, Mimir, Thanos); the database queues what is not\n"
+        "sent yet, so nothing is lost while the receiver is down." },
     { "--remote-write-config", 0, "FILE", NULL, "its remote_write settings (auth, TLS, headers,\n"
-      "write_relabel_configs, queue_config; docs/RECORD.md)", .comp = GS_COMP_FILE, S(rw_config) },
-    { "--remote-write-max-batch", 0, "N", o_rw_max, "samples per request (default 10000)" },
+      "write_relabel_configs, queue_config; docs/RECORD.md)", .comp = GS_COMP_FILE, S(rw_config),
+      .man = "One entry of Prometheus'\n"
+        ".Cm remote_write\n"
+        "list: url, basic_auth, authorization, bearer_token_file, tls_config, headers,\n"
+        "write_relabel_configs (keep, drop), queue_config." },
+    { "--remote-write-max-batch", 0, "N", o_rw_max, "samples per request (default 10000)",
+      .man = "At most\n"
+        ".Ar N\n"
+        "samples a request (default 10000)." },
     { "--remote-write-drain", 0, "DURATION", o_rw_drain, "at a stop, keep sending what is queued this long\n"
-      "(default 10s; the rest is sent by the next recorder)" },
-    { "--status", 0, NULL, NULL, "the remote-write queue of the database, and exit", T(status) },
-    { "--ticks", 0, "N", o_ticks, "stop after N ticks", .section = "test options (virtual time, docs/RECORD.md):" },
-    { "--step", 0, "DURATION", o_step, "each tick advances time by DURATION without sleeping" },
+      "(default 10s; the rest is sent by the next recorder)",
+      .man = "At a stop, keep sending what is queued this long (default 10s)." },
+    { "--status", 0, NULL, NULL, "the remote-write queue of the database, and exit", T(status),
+      .man = "Print the remote-write queue of the database (pending samples, oldest\n"
+        "pending, last success, last error), and exit." },
+    { "--ticks", 0, "N", o_ticks, "stop after N ticks", .section = "test options (virtual time, docs/RECORD.md):",
+      .man = "Stop after\n"
+        ".Ar N\n"
+        "ticks." },
+    { "--step", 0, "DURATION", o_step, "each tick advances time by DURATION without sleeping",
+      .man = "Each tick advances time by\n"
+        ".Ar DURATION\n"
+        "without sleeping." },
     { "--clock-file", 0, "PATH", NULL, "write the scenario time there (GPUSCOPE_SIM_CLOCK=file:PATH)",
-      .comp = GS_COMP_FILE, S(clock_file) },
-    { "--start", 0, "TIME", o_start, "virtual time of the first tick (default now)" },
+      .comp = GS_COMP_FILE, S(clock_file),
+      .man = "Write the scenario time there\n"
+        ".Pq Ev GPUSCOPE_SIM_CLOCK Ns = Ns Cm file : Ns Ar PATH ." },
+    { "--start", 0, "TIME", o_start, "virtual time of the first tick (default now)",
+      .man = "The virtual time of the first tick (default now)." },
 };
 #undef S
 #undef T

@@ -56,32 +56,116 @@ static int o_format(void *ctx, const char *const *v, struct gs_err *err)
 #define S(m) GS_OPT_STORE_STR(struct rargs, m)
 static const struct gs_opt report_opts[] = {
     { "--db", 0, "FILE", NULL, "history database (default: where 'gpuscope record' writes)", .comp = GS_COMP_FILE,
-      S(o.db) },
-    { "--since", 0, "DURATION", o_since, "the last DURATION (default 24h): 90s, 15m, 2h, 3d" },
+      S(o.db),
+      .man = "The history database (default: where\n"
+        ".Xr gpuscope-record 1\n"
+        "writes)." },
+    { "--since", 0, "DURATION", o_since, "the last DURATION (default 24h): 90s, 15m, 2h, 3d",
+      .man = "The last\n"
+        ".Ar DURATION\n"
+        "(default 24h): 90s, 15m, 2h, 3d." },
     { "--from", 0, "TIME", NULL, "from TIME: RFC 3339 or 'YYYY-MM-DD HH:MM[:SS]' (local), '-2h', 'now', @EPOCH",
-      S(from) },
+      S(from),
+      .man = "RFC 3339, or\n"
+        ".Ql YYYY-MM-DD HH:MM Ns Op :SS\n"
+        "in local time,\n"
+        ".Ql -2h ,\n"
+        ".Ql now ,\n"
+        "or\n"
+        ".Li @ Ns Ar EPOCH ." },
     { "--to", 0, "TIME", NULL, "to TIME (default now), as --from", S(to) },
-    { "--id", 'i', "INDEX", o_id, "one GPU", .comp = GS_COMP_GPU },
-    { "--pid", 0, "PID", o_pid, "one process (per-process chart)" },
+    { "--id", 'i', "INDEX", o_id, "one GPU", .comp = GS_COMP_GPU,
+      .man = "One GPU." },
+    { "--pid", 0, "PID", o_pid, "one process (per-process chart)",
+      .man = "One process (a per-process chart)." },
     { "--format", 'f', "FMT", o_format, "html (default), term, csv, json (NDJSON)", .comp = GS_COMP_CHOICES,
-      .choices = "html term csv json" },
-    { "--output", 'o', "FILE", NULL, "write there instead of stdout", .comp = GS_COMP_FILE, S(o.output) },
+      .choices = "html term csv json",
+      .man = ".Cm html\n"
+        "(the default),\n"
+        ".Cm term ,\n"
+        ".Cm csv\n"
+        "or\n"
+        ".Cm json\n"
+        "(NDJSON)." },
+    { "--output", 'o', "FILE", NULL, "write there instead of stdout", .comp = GS_COMP_FILE, S(o.output),
+      .man = "Write there instead of standard output." },
     { "--job", 0, "ID", NULL, "an HPC job's GPU summary from this machine's history (gpuscope slurm\n"
       "prolog/epilog; -f json: as JSON); with --prometheus: the GPUs of Slurm job ID in the\n"
-      "fleet (the hpc_job label), not the record database's accounting", S(job) },
+      "fleet (the hpc_job label), not the record database's accounting", S(job),
+      .man = "An HPC job's GPU summary, as\n"
+        ".Xr gpuscope-slurm 1\n"
+        "wrote it at its end (made now while it runs): energy, utilization, peak memory,\n"
+        "throttling, Xids and idle GPU-hours per GPU;\n"
+        ".Fl f Cm json\n"
+        "prints it as JSON.\n"
+        "With\n"
+        ".Fl -prometheus ,\n"
+        ".Fl -job\n"
+        "means the fleet's job instead (below), not this machine's accounting.\n"
+        ".Pp\n"
+        "With\n"
+        ".Fl -prometheus :\n"
+        "the GPUs of the fleet's Slurm job\n"
+        ".Ar ID\n"
+        "on every node (the\n"
+        ".Li hpc_job\n"
+        "label), not the record database's accounting." },
     { "--user", 0, "NAME", NULL, "jobs of NAME in the range (--since, default 24h): GPU-hours, idle GPU-hours,\n"
-      "energy per job and in all (--user all: every user; -f json: NDJSON)", S(user) },
+      "energy per job and in all (--user all: every user; -f json: NDJSON)", S(user),
+      .man = "The jobs of\n"
+        ".Ar NAME\n"
+        ".Po Cm all :\n"
+        "every user\n"
+        ".Pc\n"
+        "in the range: GPU-hours, idle GPU-hours and energy per job and in all." },
     { "--prometheus", 0, "URL", NULL, "the Prometheus that scrapes gpuscope serve or dcgm-exporter", S(fo.url),
       .section = "The fleet over the range, from Prometheus (docs/FLEET.md): per-node table, node x time\n"
-                 "heatmaps, idle GPU-hours and energy per node and per namespace/job (html or term):" },
-    { "--match", 0, "SELECTOR", NULL, "only these series, e.g. '{cluster=\"a\"}'", S(fo.match) },
+                 "heatmaps, idle GPU-hours and energy per node and per namespace/job (html or term):",
+      .man = "The fleet over the range instead of this machine's history:\n"
+        "per-node table, node x time heatmaps, idle GPU-hours and energy\n"
+        "per node and per namespace or Slurm job, from range queries to\n"
+        "the Prometheus at\n"
+        ".Ar URL\n"
+        ".Pq Cm html No or Cm term ." },
+    { "--match", 0, "SELECTOR", NULL, "only these series, e.g. '{cluster=\"a\"}'", S(fo.match),
+      .man = "With\n"
+        ".Fl -prometheus :\n"
+        "only series matching these label matchers, such as\n"
+        ".Ql {cluster=\"a\"} ." },
     { "--prometheus-config", 0, "FILE", NULL, "basic auth, bearer token, TLS (Prometheus' http_config YAML)",
-      .comp = GS_COMP_FILE, S(fo.config) },
+      .comp = GS_COMP_FILE, S(fo.config),
+      .man = "Credentials and TLS for\n"
+        ".Fl -prometheus\n"
+        ".Pq Prometheus' Cm http_config No in YAML ." },
     { "--node", 0, "HOST", NULL, "one node: its Hostname label (or instance, where the exporter sets no\n"
       "Hostname): per-GPU table, GPU x time heatmaps", S(fo.node),
       .section = "One node, job (--job) or pod of the fleet instead (per-GPU table, GPU x time heatmaps; may be\n"
-                 "combined):" },
-    { "--pod", 0, "NAME", NULL, "the GPUs of a Kubernetes pod (the pod label)", S(fo.pod) },
+                 "combined):",
+      .man = "With\n"
+        ".Fl -prometheus :\n"
+        "the report of one node: a row per GPU\n"
+        ".Pq Ar node : Ns Ar gpu ,\n"
+        "GPU x time heatmaps, and the jobs and namespaces that ran on it.\n"
+        ".Ar HOST\n"
+        "is the\n"
+        ".Li Hostname\n"
+        "label, or\n"
+        ".Li instance\n"
+        "where the exporter sets none." },
+    { "--pod", 0, "NAME", NULL, "the GPUs of a Kubernetes pod (the pod label)", S(fo.pod),
+      .man = "With\n"
+        ".Fl -prometheus :\n"
+        "the GPUs of a Kubernetes pod, or of a namespace (the\n"
+        ".Li pod\n"
+        "and\n"
+        ".Li namespace\n"
+        "labels).\n"
+        ".Pp\n"
+        "The selections combine with each other and with\n"
+        ".Fl -match ;\n"
+        "each value is an escaped PromQL string, and one with a line break or\n"
+        "over 1 KiB is a usage error.\n"
+        "A selection that matches no GPU series over the range is an error naming it." },
     { "--namespace", 0, "NS", NULL, "the GPUs of a Kubernetes namespace (the namespace label)", S(fo.ns) },
 };
 #undef S

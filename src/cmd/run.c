@@ -49,14 +49,27 @@ static int o_command(void *ctx, const char *const *v, struct gs_err *err)
 static const struct gs_opt run_opts[] = {
     { NULL, 0, "COMMAND [ARGS...]", o_command, "the command to run, with its arguments", .comp = GS_COMP_COMMAND,
       .flags = GS_OPT_REST },
-    { "--interval", 'd', "SECONDS", o_interval, "sampling interval (default 1)" },
-    { "--db", 0, "FILE", NULL, "also keep the samples in this history database", .comp = GS_COMP_FILE, S(o.db) },
-    { "--json", 0, NULL, NULL, "the summary as JSON", GS_OPT_STORE_TRUE(struct rargs, o.json) },
-    { "--output", 'o', "FILE", NULL, "the summary into FILE instead of stderr", .comp = GS_COMP_FILE, S(o.output) },
+    { "--interval", 'd', "SECONDS", o_interval, "sampling interval (default 1)",
+      .man = "The sampling interval (default 1)." },
+    { "--db", 0, "FILE", NULL, "also keep the samples in this history database", .comp = GS_COMP_FILE, S(o.db),
+      .man = "Also keep the samples in this history database." },
+    { "--json", 0, NULL, NULL, "the summary as JSON", GS_OPT_STORE_TRUE(struct rargs, o.json),
+      .man = "The summary as JSON." },
+    { "--output", 'o', "FILE", NULL, "the summary into FILE instead of stderr", .comp = GS_COMP_FILE, S(o.output),
+      .man = "The summary into\n"
+        ".Ar FILE\n"
+        "instead of standard error; a file that cannot be written is refused before\n"
+        ".Ar command\n"
+        "starts." },
     { "--python", 0, NULL, NULL, "load gpuscope's Python hook into Python processes of the job:\n"
-      "PyTorch's allocator figures per process (docs/PYHOOK.md)", GS_OPT_STORE_TRUE(struct rargs, python) },
+      "PyTorch's allocator figures per process (docs/PYHOOK.md)", GS_OPT_STORE_TRUE(struct rargs, python),
+      .man = "Load gpuscope's Python hook into the job's Python processes: PyTorch's\n"
+        "allocator figures per process;\n"
+        ".Xr gpuscope-pyhook 1 ." },
     { "--step", 0, "DURATION", o_step, "each tick advances time by DURATION without sleeping",
-      .section = "test options (virtual time, docs/RECORD.md):" },
+      .section = "test options (virtual time, docs/RECORD.md):",
+      .man = "Virtual time for tests, as in\n"
+        ".Xr gpuscope-record 1 ." },
     { "--clock-file", 0, "PATH", NULL, "write the scenario time there (GPUSCOPE_SIM_CLOCK=file:PATH)",
       .comp = GS_COMP_FILE, S(o.clock_file) },
 };

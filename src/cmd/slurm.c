@@ -35,22 +35,54 @@ static int o_at(void *ctx, const char *const *v, struct gs_err *err)
 #define T(m) GS_OPT_STORE_TRUE(struct sargs, m)
 static const struct gs_opt slurm_opts[] = {
     { NULL, 0, "prolog|epilog", NULL, "which of the two Slurm runs", .comp = GS_COMP_CHOICES, S(what) },
-    { "--job", 0, "ID", NULL, "the job (default $SLURM_JOB_ID)", S(o.job) },
-    { "--user", 0, "NAME", NULL, "its user (default $SLURM_JOB_USER)", S(o.user) },
+    { "--job", 0, "ID", NULL, "the job (default $SLURM_JOB_ID)", S(o.job),
+      .man = "The job (default\n"
+        ".Ev SLURM_JOB_ID ) ." },
+    { "--user", 0, "NAME", NULL, "its user (default $SLURM_JOB_USER)", S(o.user),
+      .man = "Its user (default\n"
+        ".Ev SLURM_JOB_USER ) ." },
     { "--gpus", 0, "LIST", NULL, "its GPU indexes, 0,1 or 0-3 (default $SLURM_JOB_GPUS, else\n"
-      "$CUDA_VISIBLE_DEVICES, else the job's cgroup v1 devices)", S(o.gpus) },
+      "$CUDA_VISIBLE_DEVICES, else the job's cgroup v1 devices)", S(o.gpus),
+      .man = "Its GPU indexes,\n"
+        ".Ql 0,1\n"
+        "or\n"
+        ".Ql 0-3\n"
+        "(default\n"
+        ".Ev SLURM_JOB_GPUS ,\n"
+        "else\n"
+        ".Ev CUDA_VISIBLE_DEVICES ,\n"
+        "else the devices the job's cgroup v1 allows)." },
     { "--mapping-dir", 0, "DIR", NULL, "the mapping files' directory (default " GS_JOBMAP_DEFAULT_DIR
-      "; none: no files)", .comp = GS_COMP_DIR, S(o.mapping_dir) },
+      "; none: no files)", .comp = GS_COMP_DIR, S(o.mapping_dir),
+      .man = "The mapping files' directory (default\n"
+        ".Pa /var/run/nvidia/slurm ;\n"
+        ".Cm none :\n"
+        "no files)." },
     { "--db", 0, "FILE", NULL, "the history database `gpuscope record` writes (default its default; none:\n"
-      "no database, mapping files only)", .comp = GS_COMP_FILE, S(o.db) },
+      "no database, mapping files only)", .comp = GS_COMP_FILE, S(o.db),
+      .man = "The history database (default: where\n"
+        ".Xr gpuscope-record 1\n"
+        "writes;\n"
+        ".Cm none :\n"
+        "mapping files only)." },
     { "--to-job-output", 0, NULL, NULL, "epilog: append the summary to the job's output (--job-output FILE,\n"
-      "else $SLURM_JOB_STDOUT, else scontrol's StdOut)", T(o.to_job_output) },
-    { "--job-output", 0, "FILE", NULL, "that file", .comp = GS_COMP_FILE, S(o.job_output) },
+      "else $SLURM_JOB_STDOUT, else scontrol's StdOut)", T(o.to_job_output),
+      .man = "Epilog: append the summary to the job's output file, once." },
+    { "--job-output", 0, "FILE", NULL, "that file", .comp = GS_COMP_FILE, S(o.job_output),
+      .man = "That file (default\n"
+        ".Ev SLURM_JOB_STDOUT\n"
+        "with its\n"
+        ".Ql %j\n"
+        "patterns expanded, else what scontrol says)." },
     { "--strict", 0, NULL, NULL, "exit non-zero when the summary cannot be made (default: a warning, exit 0)",
-      T(strict) },
-    { "--at", 0, "TIME", o_at, "the job's start (prolog) or end (epilog) instead of now (as mark --at)" },
+      T(strict),
+      .man = "Exit non-zero when the summary cannot be made." },
+    { "--at", 0, "TIME", o_at, "the job's start (prolog) or end (epilog) instead of now (as mark --at)",
+      .man = "The job's start (prolog) or end (epilog) instead of now." },
     { "--cgroup-root", 0, "DIR", NULL, "where the cgroup v1 hierarchies are mounted (default /sys/fs/cgroup)",
-      .comp = GS_COMP_DIR, S(o.cgroup_root) },
+      .comp = GS_COMP_DIR, S(o.cgroup_root),
+      .man = "Where the cgroup v1 hierarchies are mounted (default\n"
+        ".Pa /sys/fs/cgroup ) ." },
 };
 #undef S
 #undef T

@@ -66,23 +66,64 @@ static int o_layout(void *ctx, const char *const *v, struct gs_err *err)
 #define S(m) GS_OPT_STORE_STR(struct gs_top_opts, m)
 #define T(m) GS_OPT_STORE_TRUE(struct gs_top_opts, m)
 static const struct gs_opt top_opts[] = {
-    { "--interval", 'd', "SECONDS", o_interval, "refresh period, 0.1 .. 10 (default 1, or the saved setting)" },
+    { "--interval", 'd', "SECONDS", o_interval, "refresh period, 0.1 .. 10 (default 1, or the saved setting)",
+      .man = "Refresh period, 0.1 to 10 (default 1, or the saved setting)." },
     { "--id", 'i', "IDS", NULL, "only these GPUs: indexes, UUIDs or PCI bus ids, comma-separated",
-      .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, S(only_ids) },
+      .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, S(only_ids),
+      .man = "Only these GPUs: indexes, UUIDs or PCI bus ids, comma-separated." },
     { "--layout", 0, "MODE", o_layout, "auto, full, compact or line (one line per GPU)", .comp = GS_COMP_CHOICES,
-      .choices = "auto full compact line" },
-    { "--ascii", 0, NULL, NULL, "ASCII characters only (no braille/block charts)", T(ascii) },
-    { "--mono", 'C', NULL, NULL, "no colours (NO_COLOR=1 does the same)", T(mono) },
-    { "--readonly", 0, NULL, NULL, "never send signals", T(readonly) },
-    { "--no-save", 0, NULL, NULL, "do not write settings to $XDG_CONFIG_HOME/gpuscope/top.conf", T(no_save) },
+      .choices = "auto full compact line",
+      .man = ".Cm auto ,\n"
+        ".Cm full ,\n"
+        ".Cm compact\n"
+        "or\n"
+        ".Cm line\n"
+        "(one line per GPU)." },
+    { "--ascii", 0, NULL, NULL, "ASCII characters only (no braille/block charts)", T(ascii),
+      .man = "ASCII characters only: no braille or block charts." },
+    { "--mono", 'C', NULL, NULL, "no colours (NO_COLOR=1 does the same)", T(mono),
+      .man = "No colours\n"
+        ".Po\n"
+        ".Ev NO_COLOR\n"
+        "does the same\n"
+        ".Pc ." },
+    { "--readonly", 0, NULL, NULL, "never send signals", T(readonly),
+      .man = "Never send signals to processes." },
+    { "--no-save", 0, NULL, NULL, "do not write settings to $XDG_CONFIG_HOME/gpuscope/top.conf", T(no_save),
+      .man = "Do not write the settings file." },
     { "--prometheus", 0, "URL", NULL, "the Prometheus (or VictoriaMetrics, Thanos, Mimir) that scrapes\n"
       "gpuscope serve or dcgm-exporter; refreshes at its scrape interval", S(prometheus),
-      .section = "The fleet, from Prometheus (docs/FLEET.md): one row per node, Enter for its GPUs:" },
-    { "--match", 0, "SELECTOR", NULL, "only these series, e.g. '{cluster=\"a\"}'", S(match) },
+      .section = "The fleet, from Prometheus (docs/FLEET.md): one row per node, Enter for its GPUs:",
+      .man = "The fleet instead of this machine: one row per node, from the Prometheus (or\n"
+        "VictoriaMetrics, Thanos, Mimir) at\n"
+        ".Ar URL\n"
+        "that scrapes\n"
+        ".Xr gpuscope-serve 1\n"
+        "or dcgm-exporter; Enter shows a node's GPUs, then a GPU's processes.\n"
+        "Refreshes at the server's scrape interval\n"
+        ".Pq Fl d No overrides it ." },
+    { "--match", 0, "SELECTOR", NULL, "only these series, e.g. '{cluster=\"a\"}'", S(match),
+      .man = "With\n"
+        ".Fl -prometheus :\n"
+        "only series matching these label matchers, such as\n"
+        ".Ql {cluster=\"a\"} ." },
     { "--prometheus-config", 0, "FILE", NULL, "basic auth, bearer token, TLS (Prometheus' http_config YAML)",
-      .comp = GS_COMP_FILE, S(prom_config) },
-    { "--node", 0, "HOST", NULL, "start on that node's GPUs", S(node) },
-    { "--batch", 0, "N", o_batch, "N refreshes as text on stdout, no terminal needed" },
+      .comp = GS_COMP_FILE, S(prom_config),
+      .man = "Credentials and TLS for\n"
+        ".Fl -prometheus :\n"
+        "Prometheus'\n"
+        ".Cm http_config\n"
+        "in YAML." },
+    { "--node", 0, "HOST", NULL, "start on that node's GPUs", S(node),
+      .man = "With\n"
+        ".Fl -prometheus :\n"
+        "start on that node's GPUs." },
+    { "--batch", 0, "N", o_batch, "N refreshes as text on stdout, no terminal needed",
+      .man = "With\n"
+        ".Fl -prometheus :\n"
+        "print\n"
+        ".Ar N\n"
+        "refreshes as text on standard output, without a terminal." },
 };
 #undef S
 #undef T

@@ -153,25 +153,59 @@ static int o_threshold(void *ctx, const char *const *v, struct gs_err *err)
 
 static const struct gs_opt watch_opts[] = {
     { "--rules", 0, "FILE", o_rules, "rules file (default: the built-in rules, see --print-rules)",
-      .comp = GS_COMP_FILE },
-    { "--check-rules", 0, NULL, o_check, "parse the rules file and exit (2 with file:line: reason if bad)" },
-    { "--print-rules", 0, NULL, o_print_rules, "print the built-in default rules" },
-    { "--interval", 0, "DUR", o_interval, "between evaluations (default 1s)" },
-    { "--count", 0, "N", o_count, "stop after N evaluations" },
-    { "--drain", 0, "DUR", o_drain, "at exit, keep delivering queued notifications this long (10s)" },
+      .comp = GS_COMP_FILE,
+      .man = "The rules file (default: the built-in rules)." },
+    { "--check-rules", 0, NULL, o_check, "parse the rules file and exit (2 with file:line: reason if bad)",
+      .man = "Parse the rules file and exit: 2 with\n"
+        ".Ar file : Ns Ar line : reason\n"
+        "when it is bad." },
+    { "--print-rules", 0, NULL, o_print_rules, "print the built-in default rules",
+      .man = "Print the built-in rules." },
+    { "--interval", 0, "DUR", o_interval, "between evaluations (default 1s)",
+      .man = "Between evaluations (default 1s)." },
+    { "--count", 0, "N", o_count, "stop after N evaluations",
+      .man = "Stop after\n"
+        ".Ar N\n"
+        "evaluations." },
+    { "--drain", 0, "DUR", o_drain, "at exit, keep delivering queued notifications this long (10s)",
+      .man = "At exit, keep delivering queued notifications this long (10s)." },
     { "--webhook", 0, "URL[,FMT]", o_webhook, "also POST to URL (FMT: generic, slack, alertmanager)",
-      .flags = GS_OPT_REPEAT },
+      .flags = GS_OPT_REPEAT,
+      .man = "Also POST to\n"
+        ".Ar URL ;\n"
+        ".Ar FMT\n"
+        "is\n"
+        ".Cm generic , slack\n"
+        "or\n"
+        ".Cm alertmanager ." },
     { "--alertmanager-resend", 0, "DUR", o_resend,
-      "re-send active alerts to Alertmanager this often (60s; below its resolve_timeout)" },
+      "re-send active alerts to Alertmanager this often (60s; below its resolve_timeout)",
+      .man = "Re-send active alerts to Alertmanager this often (60s; below its\n"
+        "resolve_timeout)." },
     { "--exec", 0, "/PATH", o_exec, "also run this program (no shell) with the alert on stdin",
-      .comp = GS_COMP_FILE, .flags = GS_OPT_REPEAT },
-    { "--expect-gpus", 0, "N", o_expect, "fewer GPUs than N is an alert" },
+      .comp = GS_COMP_FILE, .flags = GS_OPT_REPEAT,
+      .man = "Also run this program, without a shell, with the alert on its standard input." },
+    { "--expect-gpus", 0, "N", o_expect, "fewer GPUs than N is an alert",
+      .man = "Fewer GPUs than\n"
+        ".Ar N\n"
+        "is an alert." },
     { "--kernel-log", 0, "FILE", o_klog, "follow FILE for Xid lines instead of /dev/kmsg (new lines only)",
-      .comp = GS_COMP_FILE },
-    { "--no-kernel-log", 0, NULL, o_no_klog, "Xids from NVML's events only" },
-    { "--id", 'i', "IDS", o_id, "only these GPUs", .comp = GS_COMP_GPU, .flags = GS_OPT_LIST },
+      .comp = GS_COMP_FILE,
+      .man = "Follow\n"
+        ".Ar FILE\n"
+        "for Xid lines instead of\n"
+        ".Pa /dev/kmsg\n"
+        "(new lines only)." },
+    { "--no-kernel-log", 0, NULL, o_no_klog, "Xids from NVML's events only",
+      .man = "Xids from NVML's events only." },
+    { "--id", 'i', "IDS", o_id, "only these GPUs", .comp = GS_COMP_GPU, .flags = GS_OPT_LIST,
+      .man = "Only these GPUs." },
     { "--threshold", 0, "NAME=VAL", o_threshold, "override a health threshold (see gpuscope doctor --list-thresholds)",
-      .flags = GS_OPT_REPEAT },
+      .flags = GS_OPT_REPEAT,
+      .man = "Override a health threshold\n"
+        ".Po see\n"
+        ".Ql gpuscope doctor --list-thresholds\n"
+        ".Pc ." },
 };
 const struct gs_cli watch_cli = {
     .name = "watch",

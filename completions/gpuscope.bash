@@ -7,7 +7,11 @@ _gpuscope_cmds=(query gpustat smi top serve doctor watch record report run mark 
 _gpuscope_global='--demo --version -h --help'
 _gpuscope_demo=$'mixed'
 declare -gA _gpuscope_opts=(
+    [query]='--query-gpu= --query-compute-apps= --format= -q --details -l --loop= --loop-ms= -c --count= -i --id= --color= --debug -v --verbose --prometheus= --match= --prometheus-config= --help-query-gpu --help-query-compute-apps --help'
+    [gpustat]='-h --help --force-color --color --no-color --id= -a --show-all -c --show-cmd -f --show-full-cmd -u --show-user -p --show-pid -F --show-fan-speed --show-fan -e --show-codec -P --show-power --json -i --interval --watch --no-header --gpuname-width= --debug --no-processes -v --version'
+    [smi]='-L --list-gpus -q --query -d --display= -x --xml-format --dtd -i --id= -l --loop= --loop-ms= -f --filename= --query-gpu= --query-compute-apps= --format= --help-query-gpu --help-query-compute-apps --version -i --id= -s --select= -d --delay= -c --count= -o --options= -f --filename= --help'
     [top]='-d --interval= -i --id= --layout= --ascii -C --mono --readonly --no-save --prometheus= --match= --prometheus-config= --node= --batch= --help'
+    [serve]='--listen= --address= --interval= --collect-interval= --web.config.file= --web-config-file= --hostname-label= --no-hostname --hostname= --process-cmdline --host-root= --max-connections= --max-connections-per-ip= --timeout= --threads= --no-openmetrics --pod-resources-kubelet-socket= --kubelet-interval= --kubelet-timeout= --kubernetes-virtual-gpus --kubernetes-gpu-id-type= --nvidia-resource-names= --hpc-job-mapping-dir= --help'
     [doctor]='--window= --interval= --quick --format= --kernel-log= --no-kernel-log --expect-gpus= --db= --no-history --no-sysfs -i --id= --threshold= --list-thresholds --daily --weekly --monthly --routine= --baseline= --framework-path= --explain= --prometheus= --match= --prometheus-config= --help'
     [watch]='--rules= --check-rules --print-rules --interval= --count= --drain= --webhook= --alertmanager-resend= --exec= --expect-gpus= --kernel-log= --no-kernel-log -i --id= --threshold= --help'
     [record]='--db= -d --interval= --proc-interval= --retention= --rollup-retention= --max-size= -i --id= --estimate --annotate-fifo= -q --quiet --remote-write= --remote-write-config= --remote-write-max-batch= --remote-write-drain= --status --ticks= --step= --clock-file= --start= --help'
@@ -16,10 +20,16 @@ declare -gA _gpuscope_opts=(
     [mark]='--db= -i --id= --at= --from-fifo= --help'
     [baseline]='--since= --from= --to= --db= --help'
     [slurm]='--job= --user= --gpus= --mapping-dir= --db= --to-job-output --job-output= --strict --at= --cgroup-root= --help'
+    [pyhook]='--json --help'
+    [burn]='--duration= -i --id= --memory= --workload= --json --db= --interval= --status= --threshold= --list-thresholds --debug --print-ptx= --help'
 )
 # the options that take a value, so the value is not an operand
 declare -gA _gpuscope_vals=(
+    [query]='--query-gpu --query-compute-apps --format -l --loop --loop-ms -c --count -i --id --color --prometheus --match --prometheus-config'
+    [gpustat]='--id --gpuname-width'
+    [smi]='-d --display -i --id -l --loop --loop-ms -f --filename --query-gpu --query-compute-apps --format -i --id -s --select -d --delay -c --count -o --options -f --filename'
     [top]='-d --interval -i --id --layout --prometheus --match --prometheus-config --node --batch'
+    [serve]='--listen --address --interval --collect-interval --web.config.file --web-config-file --hostname-label --hostname --host-root --max-connections --max-connections-per-ip --timeout --threads --pod-resources-kubelet-socket --kubelet-interval --kubelet-timeout --kubernetes-gpu-id-type --nvidia-resource-names --hpc-job-mapping-dir'
     [doctor]='--window --interval --format --kernel-log --expect-gpus --db -i --id --threshold --routine --baseline --framework-path --explain --prometheus --match --prometheus-config'
     [watch]='--rules --interval --count --drain --webhook --alertmanager-resend --exec --expect-gpus --kernel-log -i --id --threshold'
     [record]='--db -d --interval --proc-interval --retention --rollup-retention --max-size -i --id --annotate-fifo --remote-write --remote-write-config --remote-write-max-batch --remote-write-drain --ticks --step --clock-file --start'
@@ -28,6 +38,8 @@ declare -gA _gpuscope_vals=(
     [mark]='--db -i --id --at --from-fifo'
     [baseline]='--since --from --to --db'
     [slurm]='--job --user --gpus --mapping-dir --db --job-output --at --cgroup-root'
+    [pyhook]=''
+    [burn]='--duration -i --id --memory --workload --format --db --interval --status --threshold --print-ptx'
 )
 # where a command's rest operand starts (its own command line)
 declare -gA _gpuscope_rest=(
@@ -38,6 +50,33 @@ declare -gA _gpuscope_rest=(
 _gpuscope_value()
 {
     case "$1 $2" in
+        "query --query-gpu") _gpuscope_list "$("$bin" "$1" --help-query-gpu 2>/dev/null | awk '{ print $1 }')" ;;
+        "query --query-compute-apps") _gpuscope_list "$("$bin" "$1" --help-query-compute-apps 2>/dev/null | awk '{ print $1 }')" ;;
+        "query --format") _gpuscope_list $'csv\nnoheader\nnounits\njson\ntable\ngpustat' ;;
+        "query -l"|"query --loop") : ;;
+        "query --loop-ms") : ;;
+        "query -c"|"query --count") : ;;
+        "query -i"|"query --id") _gpuscope_list "$(_gpuscope_gpu_ids "$bin" "${demo[@]}")" ;;
+        "query --color") _gpuscope_words $'auto\nalways\nnever' ;;
+        "query --prometheus") : ;;
+        "query --match") : ;;
+        "query --prometheus-config") _filedir ;;
+        "gpustat --id") _gpuscope_list "$(_gpuscope_gpu_ids "$bin" "${demo[@]}")" ;;
+        "gpustat --gpuname-width") : ;;
+        "smi -d"|"smi --display") _gpuscope_list $'MEMORY\nUTILIZATION\nECC\nTEMPERATURE\nPOWER\nCLOCK\nCOMPUTE\nPIDS\nPERFORMANCE\nSUPPORTED_CLOCKS\nPAGE_RETIREMENT\nACCOUNTING\nENCODER_STATS\nSUPPORTED_GPU_TARGET_TEMP\nVOLTAGE\nFBC_STATS\nROW_REMAPPER\nGSP_FIRMWARE_VERSION\nPOWER_SMOOTHING\nPOWER_PROFILES' ;;
+        "smi -i"|"smi --id") _gpuscope_list "$(_gpuscope_gpu_ids "$bin" "${demo[@]}")" ;;
+        "smi -l"|"smi --loop") : ;;
+        "smi --loop-ms") : ;;
+        "smi -f"|"smi --filename") _filedir ;;
+        "smi --query-gpu") _gpuscope_list "$("$bin" "$1" --help-query-gpu 2>/dev/null | awk '{ print $1 }')" ;;
+        "smi --query-compute-apps") _gpuscope_list "$("$bin" "$1" --help-query-compute-apps 2>/dev/null | awk '{ print $1 }')" ;;
+        "smi --format") _gpuscope_list $'csv\nnoheader\nnounits' ;;
+        "smi -i"|"smi --id") _gpuscope_list "$(_gpuscope_gpu_ids "$bin" "${demo[@]}")" ;;
+        "smi -s"|"smi --select") : ;;
+        "smi -d"|"smi --delay") : ;;
+        "smi -c"|"smi --count") : ;;
+        "smi -o"|"smi --options") _gpuscope_words $'D\nT\nDT' ;;
+        "smi -f"|"smi --filename") _filedir ;;
         "top -d"|"top --interval") : ;;
         "top -i"|"top --id") _gpuscope_list "$(_gpuscope_gpu_ids "$bin" "${demo[@]}")" ;;
         "top --layout") _gpuscope_words $'auto\nfull\ncompact\nline' ;;
@@ -46,6 +85,25 @@ _gpuscope_value()
         "top --prometheus-config") _filedir ;;
         "top --node") : ;;
         "top --batch") : ;;
+        "serve --listen") : ;;
+        "serve --address") : ;;
+        "serve --interval") : ;;
+        "serve --collect-interval") : ;;
+        "serve --web.config.file") _filedir ;;
+        "serve --web-config-file") _filedir ;;
+        "serve --hostname-label") _gpuscope_words $'Hostname\nhostname\nnone' ;;
+        "serve --hostname") : ;;
+        "serve --host-root") _filedir -d ;;
+        "serve --max-connections") : ;;
+        "serve --max-connections-per-ip") : ;;
+        "serve --timeout") : ;;
+        "serve --threads") : ;;
+        "serve --pod-resources-kubelet-socket") _filedir ;;
+        "serve --kubelet-interval") : ;;
+        "serve --kubelet-timeout") : ;;
+        "serve --kubernetes-gpu-id-type") _gpuscope_words $'uid\ndevice-name' ;;
+        "serve --nvidia-resource-names") : ;;
+        "serve --hpc-job-mapping-dir") _filedir -d ;;
         "doctor --window") : ;;
         "doctor --interval") : ;;
         "doctor --format") _gpuscope_words $'text\njson' ;;
@@ -125,6 +183,15 @@ _gpuscope_value()
         "slurm --job-output") _filedir ;;
         "slurm --at") : ;;
         "slurm --cgroup-root") _filedir -d ;;
+        "burn --duration") : ;;
+        "burn -i"|"burn --id") _gpuscope_list "$(_gpuscope_gpu_ids "$bin" "${demo[@]}")" ;;
+        "burn --memory") : ;;
+        "burn --workload") _gpuscope_list $'compute\nfp32\nfp64\ntensor\nmemory\nall' ;;
+        "burn --db") _filedir ;;
+        "burn --interval") : ;;
+        "burn --status") _gpuscope_words $'auto\noff' ;;
+        "burn --threshold") : ;;
+        "burn --print-ptx") _gpuscope_words $'base\nmma' ;;
     esac
 }
 
@@ -132,9 +199,11 @@ _gpuscope_value()
 _gpuscope_operand()
 {
     case "$1 $2" in
+        "smi 0") _gpuscope_words $'dmon\npmon' ;;
         "record 0") _gpuscope_words $'status' ;;
         "baseline 0") _gpuscope_words $'save\ndiff' ;;
         "slurm 0") _gpuscope_words $'prolog\nepilog' ;;
+        "pyhook 0") _gpuscope_words $'env\npath\nstats\nstacks' ;;
     esac
 }
 
@@ -212,52 +281,5 @@ _gpuscope()
     fi
     [[ -n $rest ]] && ((n >= rest)) && { _command_offset "$cword"; return; }
     _gpuscope_operand "$cmd" "$n"
-}
-
-# The option tokens of a --help text: the option column, the usage lines, 'test options:'.
-_gpuscope_help_opts()
-{
-    "$@" --help 2>/dev/null | awk '
-        /^$/ { usage = 0; next }
-        NR == 1 { usage = 1 }
-        usage || /^test options:/ { line = $0 }
-        !usage && !/^test options:/ && /^[ \t]+-/ { line = $0; sub(/^[ \t]+/, "", line); sub(/  .*/, "", line) }
-        !usage && !/^test options:/ && !/^[ \t]+-/ { next }
-        { n = split(line, w, /[][ |,{}]+/)
-          for (i = 1; i <= n; i++) if (w[i] ~ /^--?[A-Za-z]/) { sub(/=.*/, "=", w[i]); print w[i] } }' | sort -u
-}
-
-# A command without an option table (the caller's cur, prev, cmd, bin, demo, split).
-_gpuscope_by_help()
-{
-    case $prev in
-        --query-gpu)
-            _gpuscope_list "$("$bin" query --help-query-gpu 2>/dev/null | awk '{ print $1 }')"
-            return ;;
-        --query-compute-apps)
-            _gpuscope_list "$("$bin" query --help-query-compute-apps 2>/dev/null | awk '{ print $1 }')"
-            return ;;
-        -i | --id)
-            [[ $cmd == gpustat ]] && return # gpustat's -i is the interval
-            _gpuscope_list "$(_gpuscope_gpu_ids "$bin" "${demo[@]}")"
-            return ;;
-        --format | -f)
-            case $cmd in
-                query) _gpuscope_list "csv noheader nounits json table" ;;
-                *) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
-            esac
-            return ;;
-        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
-        --hostname-label) COMPREPLY=($(compgen -W "Hostname hostname none" -- "$cur")); return ;;
-        --output | -o | --web.config.file | --web-config-file | --pod-resources-kubelet-socket)
-            _filedir
-            return ;;
-        --host-root) _filedir -d; return ;;
-    esac
-    $split && return
-    if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$(_gpuscope_help_opts "$bin" "$cmd")" -- "$cur"))
-        [[ ${COMPREPLY-} == *= ]] && compopt -o nospace 2>/dev/null
-    fi
 }
 complete -F _gpuscope gpuscope

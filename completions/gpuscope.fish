@@ -81,6 +81,72 @@ complete -c gpuscope -n 'not __gpuscope_cmd' -l demo -d 'run on the bundled NVML
 complete -c gpuscope -n 'not __gpuscope_cmd' -l version -d 'print the version'
 complete -c gpuscope -n 'not __gpuscope_cmd' -l help -d 'this help'
 
+# query
+complete -c gpuscope -n '__gpuscope_is query' -l query-gpu -x -a '(__gpuscope_fields --help-query-gpu)' -d 'comma-separated nvidia-smi field names (CSV output)'
+complete -c gpuscope -n '__gpuscope_is query' -l query-compute-apps -x -a '(__gpuscope_fields --help-query-compute-apps)' -d 'one CSV row per compute process'
+complete -c gpuscope -n '__gpuscope_is query' -l format -x -a '(printf "%s\n" csv noheader nounits json table gpustat | __gpuscope_list)' -d 'csv[,noheader][,nounits] | json | table (default) | gpustat'
+complete -c gpuscope -n '__gpuscope_is query' -s q -l details -d 'everything known per GPU, grouped (like nvidia-smi -q)'
+complete -c gpuscope -n '__gpuscope_is query' -s l -l loop -x -d 'repeat every SECONDS (fractions allowed) until Ctrl-C'
+complete -c gpuscope -n '__gpuscope_is query' -l loop-ms -x -d 'repeat every MS milliseconds (also nvidia-smi'\''s -lms MS)'
+complete -c gpuscope -n '__gpuscope_is query' -s c -l count -x -d 'stop after N snapshots (alone: loops every 1 s)'
+complete -c gpuscope -n '__gpuscope_is query' -s i -l id -x -a '(__gpuscope_gpus)' -d 'GPUs by index, UUID or PCI bus id, comma-separated'
+complete -c gpuscope -n '__gpuscope_is query' -l color -x -a 'auto always never' -d 'auto (default: on a terminal, unless NO_COLOR), always, never'
+complete -c gpuscope -n '__gpuscope_is query' -l debug -d 'print the NVML library and symbols bound, to stderr'
+complete -c gpuscope -n '__gpuscope_is query' -s v -l verbose -d 'explain on stderr (fields gpuscope does not read, ...)'
+complete -c gpuscope -n '__gpuscope_is query' -l prometheus -x -d 'the fleet: every GPU a Prometheus holds (docs/FLEET.md)'
+complete -c gpuscope -n '__gpuscope_is query' -l match -x -d 'with --prometheus: only series matching '\''{label="value",...}'\'''
+complete -c gpuscope -n '__gpuscope_is query' -l prometheus-config -r -F -d 'credentials and TLS (Prometheus'\'' http_config YAML)'
+complete -c gpuscope -n '__gpuscope_is query' -l help-query-gpu -d 'list the --query-gpu fields'
+complete -c gpuscope -n '__gpuscope_is query' -l help-query-compute-apps -d 'list the --query-compute-apps fields'
+
+# gpustat
+complete -c gpuscope -n '__gpuscope_is gpustat' -s h -l help -d 'show this help message and exit'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l force-color -d 'Force to output with colors'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l color -d 'the same as --force-color'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l no-color -d 'Suppress colored output'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l id -x -a '(__gpuscope_gpus)' -d 'Target a specific GPU (index; also UUID or PCI bus id).'
+complete -c gpuscope -n '__gpuscope_is gpustat' -s a -l show-all -d 'Display all gpu properties above'
+complete -c gpuscope -n '__gpuscope_is gpustat' -s c -l show-cmd -d 'Display cmd name of running process'
+complete -c gpuscope -n '__gpuscope_is gpustat' -s f -l show-full-cmd -d 'Display full command and cpu stats of running process'
+complete -c gpuscope -n '__gpuscope_is gpustat' -s u -l show-user -d 'Display username of running process'
+complete -c gpuscope -n '__gpuscope_is gpustat' -s p -l show-pid -d 'Display PID of running process'
+complete -c gpuscope -n '__gpuscope_is gpustat' -s F -l show-fan-speed -d 'Display GPU fan speed'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l show-fan -d 'the same as --show-fan-speed'
+complete -c gpuscope -n '__gpuscope_is gpustat' -s e -l show-codec -d 'Show encoder/decoder utilization (enc, dec or enc,dec)'
+complete -c gpuscope -n '__gpuscope_is gpustat' -s P -l show-power -d 'Show GPU power usage or draw (and/or limit)'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l json -d 'Print all the information in JSON format'
+complete -c gpuscope -n '__gpuscope_is gpustat' -s i -l interval -d 'Use watch mode if given; seconds to wait between updates'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l watch -d 'the same as --interval'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l no-header -d 'Suppress header message'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l gpuname-width -x -d 'The width at which GPU names will be displayed.'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l debug -d 'Allow to print additional informations for debugging.'
+complete -c gpuscope -n '__gpuscope_is gpustat' -l no-processes -d 'Do not display running process information (memory, user, etc.)'
+complete -c gpuscope -n '__gpuscope_is gpustat' -s v -l version -d 'show program'\''s version number and exit'
+
+# smi
+complete -c gpuscope -n '__gpuscope_is smi' -s L -l list-gpus -d 'one line per GPU'
+complete -c gpuscope -n '__gpuscope_is smi' -s q -l query -d 'everything, grouped as nvidia-smi -q prints it'
+complete -c gpuscope -n '__gpuscope_is smi' -s d -l display -x -a '(printf "%s\n" MEMORY UTILIZATION ECC TEMPERATURE POWER CLOCK COMPUTE PIDS PERFORMANCE SUPPORTED_CLOCKS PAGE_RETIREMENT ACCOUNTING ENCODER_STATS SUPPORTED_GPU_TARGET_TEMP VOLTAGE FBC_STATS ROW_REMAPPER GSP_FIRMWARE_VERSION POWER_SMOOTHING POWER_PROFILES | __gpuscope_list)' -d 'with -q: MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, COMPUTE,'
+complete -c gpuscope -n '__gpuscope_is smi' -s x -l xml-format -d 'with -q: the nvsmi_log XML; --dtd embeds its DTD'
+complete -c gpuscope -n '__gpuscope_is smi' -l dtd -d 'with -q -x: embed the DTD in the XML'
+complete -c gpuscope -n '__gpuscope_is smi' -s i -l id -x -a '(__gpuscope_gpus)' -d 'only these GPUs (index, UUID or PCI bus id)'
+complete -c gpuscope -n '__gpuscope_is smi' -s l -l loop -x -d 'repeat every SECONDS'
+complete -c gpuscope -n '__gpuscope_is smi' -l loop-ms -x -d 'repeat every MS milliseconds (also nvidia-smi'\''s -lms MS)'
+complete -c gpuscope -n '__gpuscope_is smi' -s f -l filename -r -F -d 'write to FILE instead of stdout'
+complete -c gpuscope -n '__gpuscope_is smi' -l query-gpu -x -a '(__gpuscope_fields --help-query-gpu)' -d 'nvidia-smi'\''s CSV, as '\''gpuscope query'\'' (see its --help)'
+complete -c gpuscope -n '__gpuscope_is smi' -l query-compute-apps -x -a '(__gpuscope_fields --help-query-compute-apps)' -d 'the same, a row per compute process'
+complete -c gpuscope -n '__gpuscope_is smi' -l format -x -a '(printf "%s\n" csv noheader nounits | __gpuscope_list)' -d 'with --query-*: csv[,noheader][,nounits]'
+complete -c gpuscope -n '__gpuscope_is smi' -l help-query-gpu -d 'list the --query-gpu fields'
+complete -c gpuscope -n '__gpuscope_is smi' -l help-query-compute-apps -d 'list the --query-compute-apps fields'
+complete -c gpuscope -n '__gpuscope_is smi' -l version -d 'what this is'
+complete -c gpuscope -n '__gpuscope_is smi' -s i -l id -x -a '(__gpuscope_gpus)' -d 'only these GPUs (index, UUID or PCI bus id, comma-separated)'
+complete -c gpuscope -n '__gpuscope_is smi' -s s -l select -x -d 'metric groups: dmon p, u, c, v, m, e, t (default puc); pmon u, m (u)'
+complete -c gpuscope -n '__gpuscope_is smi' -s d -l delay -x -d 'seconds between lines (default 1)'
+complete -c gpuscope -n '__gpuscope_is smi' -s c -l count -x -d 'stop after COUNT lines'
+complete -c gpuscope -n '__gpuscope_is smi' -s o -l options -x -a 'D T DT' -d 'prefix each line with the date, the time, or both'
+complete -c gpuscope -n '__gpuscope_is smi' -s f -l filename -r -F -d 'write to FILE instead of stdout'
+complete -c gpuscope -n '__gpuscope_operand smi 0 -d --display -i --id -l --loop --loop-ms -f --filename --query-gpu --query-compute-apps --format -i --id -s --select -d --delay -c --count -o --options -f --filename' -a 'dmon pmon'
+
 # top
 complete -c gpuscope -n '__gpuscope_is top' -s d -l interval -x -d 'refresh period, 0.1 .. 10 (default 1, or the saved setting)'
 complete -c gpuscope -n '__gpuscope_is top' -s i -l id -x -a '(__gpuscope_gpus)' -d 'only these GPUs: indexes, UUIDs or PCI bus ids, comma-separated'
@@ -94,6 +160,31 @@ complete -c gpuscope -n '__gpuscope_is top' -l match -x -d 'only these series, e
 complete -c gpuscope -n '__gpuscope_is top' -l prometheus-config -r -F -d 'basic auth, bearer token, TLS (Prometheus'\'' http_config YAML)'
 complete -c gpuscope -n '__gpuscope_is top' -l node -x -d 'start on that node'\''s GPUs'
 complete -c gpuscope -n '__gpuscope_is top' -l batch -x -d 'N refreshes as text on stdout, no terminal needed'
+
+# serve
+complete -c gpuscope -n '__gpuscope_is serve' -l listen -x -d 'address to serve on (default :9400, dcgm-exporter'\''s port; [::1]:9400 for IPv6)'
+complete -c gpuscope -n '__gpuscope_is serve' -l address -x -d 'the same as --listen (exporter-toolkit'\''s spelling)'
+complete -c gpuscope -n '__gpuscope_is serve' -l interval -x -d 'sampling period, e.g. 1s (default) or 500ms; scrapes read the latest sample'
+complete -c gpuscope -n '__gpuscope_is serve' -l collect-interval -x -d 'the same as --interval (dcgm-exporter'\''s spelling)'
+complete -c gpuscope -n '__gpuscope_is serve' -l web.config.file -r -F -d 'exporter-toolkit web config: TLS certificate and key, basic auth users (bcrypt)'
+complete -c gpuscope -n '__gpuscope_is serve' -l web-config-file -r -F -d 'the same as --web.config.file (dcgm-exporter'\''s spelling)'
+complete -c gpuscope -n '__gpuscope_is serve' -l hostname-label -x -a 'Hostname hostname none' -d 'Hostname (default, dcgm-exporter <= 4.8.2), hostname (>= 4.8.3) or none'
+complete -c gpuscope -n '__gpuscope_is serve' -l no-hostname -d 'no host name label on DCGM series (dcgm-exporter -n)'
+complete -c gpuscope -n '__gpuscope_is serve' -l hostname -x -d 'value of the host name label (default $NODE_NAME, else the host name)'
+complete -c gpuscope -n '__gpuscope_is serve' -l process-cmdline -d 'add the full command line as label cmdline on per-process series (it may hold secrets)'
+complete -c gpuscope -n '__gpuscope_is serve' -l host-root -x -a '(__fish_complete_directories)' -d 'prefix for the host'\''s /var/log/pods and /var/log/containers (default $GPUSCOPE_ROOT or none)'
+complete -c gpuscope -n '__gpuscope_is serve' -l max-connections -x -d 'concurrent HTTP connections (default 64); beyond, the oldest idle one is closed'
+complete -c gpuscope -n '__gpuscope_is serve' -l max-connections-per-ip -x -d 'concurrent connections from one client address (default 8, 0: no limit)'
+complete -c gpuscope -n '__gpuscope_is serve' -l timeout -x -d 'a request must arrive whole within this, and idle connections close after it (default 10)'
+complete -c gpuscope -n '__gpuscope_is serve' -l threads -x -d 'HTTP threads (default 2)'
+complete -c gpuscope -n '__gpuscope_is serve' -l no-openmetrics -d 'always answer Prometheus text 0.0.4, even when OpenMetrics is asked for'
+complete -c gpuscope -n '__gpuscope_is serve' -l pod-resources-kubelet-socket -r -F -d 'the kubelet'\''s pod-resources socket for pod labels'
+complete -c gpuscope -n '__gpuscope_is serve' -l kubelet-interval -x -d 'how often to ask the kubelet (default 5s)'
+complete -c gpuscope -n '__gpuscope_is serve' -l kubelet-timeout -x -d 'how long one answer may take (default 3s)'
+complete -c gpuscope -n '__gpuscope_is serve' -l kubernetes-virtual-gpus -d 'a DCGM series per pod sharing a GPU (time-slicing, MPS), with label vgpu, as dcgm-exporter'
+complete -c gpuscope -n '__gpuscope_is serve' -l kubernetes-gpu-id-type -x -a 'uid device-name' -d 'how the device plugin names GPUs: uid (UUIDs, default) or device-name (nvidia<index>, GKE)'
+complete -c gpuscope -n '__gpuscope_is serve' -l nvidia-resource-names -x -d 'more resource names that are NVIDIA GPUs (comma-separated), e.g. nvidia.com/gpu.shared'
+complete -c gpuscope -n '__gpuscope_is serve' -l hpc-job-mapping-dir -x -a '(__fish_complete_directories)' -d 'label DCGM series with hpc_job from the GPU -> job files in DIR (dcgm-exporter'\''s; default'
 
 # doctor
 complete -c gpuscope -n '__gpuscope_is doctor' -l window -x -d 'how long to sample (default 10s; 500ms, 2m ...)'
@@ -212,26 +303,20 @@ complete -c gpuscope -n '__gpuscope_is slurm' -l at -x -d 'the job'\''s start (p
 complete -c gpuscope -n '__gpuscope_is slurm' -l cgroup-root -x -a '(__fish_complete_directories)' -d 'where the cgroup v1 hierarchies are mounted (default /sys/fs/cgroup)'
 complete -c gpuscope -n '__gpuscope_operand slurm 0 --job --user --gpus --mapping-dir --db --job-output --at --cgroup-root' -a 'prolog epilog'
 
-# The commands not on an option table yet: their options from --help, at completion time.
-function __gpuscope_by_help
-    contains -- (__gpuscope_cmd) query gpustat smi serve pyhook burn
-end
+# pyhook
+complete -c gpuscope -n '__gpuscope_is pyhook' -l json -d 'print the answer as the process sent it'
+complete -c gpuscope -n '__gpuscope_operand pyhook 0 ' -a 'env path stats stacks'
 
-function __gpuscope_options
-    set -l bin (commandline -opc)[1]
-    $bin (__gpuscope_cmd) --help 2>/dev/null | awk '
-        /^$/ { usage = 0; next }
-        NR == 1 { usage = 1 }
-        usage || /^test options:/ { line = $0 }
-        !usage && !/^test options:/ && /^[ \t]+-/ { line = $0; sub(/^[ \t]+/, "", line); sub(/  .*/, "", line) }
-        !usage && !/^test options:/ && !/^[ \t]+-/ { next }
-        { n = split(line, w, /[][ |,{}]+/)
-          for (i = 1; i <= n; i++) if (w[i] ~ /^--?[A-Za-z]/) { sub(/=.*/, "", w[i]); print w[i] } }' | sort -u
-end
-
-complete -c gpuscope -n '__gpuscope_by_help; and string match -q -- "-*" (commandline -ct)' -a '(__gpuscope_options)'
-complete -c gpuscope -n '__gpuscope_by_help' -l query-gpu -x -a '(__gpuscope_fields --help-query-gpu)'
-complete -c gpuscope -n '__gpuscope_by_help' -l query-compute-apps -x -a '(__gpuscope_fields --help-query-compute-apps)'
-complete -c gpuscope -n 'not contains -- gpustat (commandline -opc); and __gpuscope_by_help' -s i -l id -x -a '(__gpuscope_gpus)'
-complete -c gpuscope -n '__gpuscope_by_help' -l color -x -a 'auto always never'
-complete -c gpuscope -n '__gpuscope_by_help' -l output -l web.config.file -r -F
+# burn
+complete -c gpuscope -n '__gpuscope_is burn' -l duration -x -d 'how long (default 10m; 60s, 2h ...)'
+complete -c gpuscope -n '__gpuscope_is burn' -s i -l id -x -a '(__gpuscope_gpus)' -d 'only these GPUs (index, UUID or PCI bus id, comma-separated)'
+complete -c gpuscope -n '__gpuscope_is burn' -l memory -x -d 'memory for the memory patterns: a share of free memory (90%, the default)'
+complete -c gpuscope -n '__gpuscope_is burn' -l workload -x -a '(printf "%s\n" compute fp32 fp64 tensor memory all | __gpuscope_list)' -d 'compute, tensor, memory (default all; compute = fp32,fp64)'
+complete -c gpuscope -n '__gpuscope_is burn' -l json -d 'the report as JSON (status lines go to a terminal'\''s stderr)'
+complete -c gpuscope -n '__gpuscope_is burn' -l db -r -F -d 'also write the samples and the verdict into the recorder'\''s database'
+complete -c gpuscope -n '__gpuscope_is burn' -l interval -x -d 'sampling and status interval (default 1s)'
+complete -c gpuscope -n '__gpuscope_is burn' -l status -x -a 'auto off' -d 'the live status lines (auto: redrawn on a terminal, every 10 s otherwise)'
+complete -c gpuscope -n '__gpuscope_is burn' -l threshold -x -d 'change a warning threshold'
+complete -c gpuscope -n '__gpuscope_is burn' -l list-thresholds -d 'print every warning threshold with its value'
+complete -c gpuscope -n '__gpuscope_is burn' -l debug -d 'print the CUDA functions bound and the launch sizes chosen'
+complete -c gpuscope -n '__gpuscope_is burn' -l print-ptx -x -a 'base mma' -d 'print the PTX of the kernels and exit'

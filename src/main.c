@@ -31,8 +31,9 @@ struct cmd {
 static const struct cmd commands[] = {
     { "query", cmd_query, NULL, 0, "snapshot or stream GPU and process readings (nvidia-smi/gpustat style)",
       &query_cli },
-    { "gpustat", cmd_gpustat, NULL, 0, "gpustat's output and flags (also when invoked as 'gpustat')" },
-    { "smi", cmd_smi, NULL, 0, "nvidia-smi's outputs: table, -L, -q, -q -x, dmon, pmon (also as argv[0] nvidia-smi)" },
+    { "gpustat", cmd_gpustat, NULL, 0, "gpustat's output and flags (also when invoked as 'gpustat')", &gpustat_cli },
+    { "smi", cmd_smi, NULL, 0, "nvidia-smi's outputs: table, -L, -q, -q -x, dmon, pmon (also as argv[0] nvidia-smi)",
+      &smi_cli },
     { "top", NULL, "top", CMD_LONG_RUNNING, "the live view: GPUs, history charts, processes (htop/nvtop style)" },
     { "serve", NULL, "serve", CMD_LONG_RUNNING,
       "Prometheus exporter, a drop-in for dcgm-exporter (/metrics on :9400)" },

@@ -106,28 +106,54 @@ static int o_print_ptx(void *ctx, const char *const *v, struct gs_err *err)
 }
 
 static const struct gs_opt burn_opts[] = {
-    { "--duration", 0, "DUR", o_duration, "how long (default 10m; 60s, 2h ...)" },
+    { "--duration", 0, "DURATION", o_duration, "how long (default 10m; 60s, 2h ...)",
+      .man = "How long to run (default 10m; 60s, 2h ...)." },
     { "--id", 'i', "IDS", NULL, "only these GPUs (index, UUID or PCI bus id, comma-separated)",
-      .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, GS_OPT_STORE_STR(struct gs_burn_opts, only_ids) },
+      .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, GS_OPT_STORE_STR(struct gs_burn_opts, only_ids),
+      .man = "Only these GPUs: indexes, UUIDs or PCI bus ids, comma-separated." },
     { "--memory", 0, "SIZE", o_memory,
-      "memory for the memory patterns: a share of free memory (90%, the default)\nor a size (4G, 512M)" },
+      "memory for the memory patterns: a share of free memory (90%, the default)\nor a size (4G, 512M)",
+      .man = "Memory for the memory patterns: a share of the free memory (90%, the\n"
+             "default) or a size (4G, 512M)." },
     { "--workload", 0, "LIST", o_workload, "compute, tensor, memory (default all; compute = fp32,fp64)",
-      .comp = GS_COMP_CHOICES, .choices = "compute fp32 fp64 tensor memory all", .flags = GS_OPT_LIST },
+      .comp = GS_COMP_CHOICES, .choices = "compute fp32 fp64 tensor memory all", .flags = GS_OPT_LIST,
+      .man = "Any of\n"
+             ".Cm compute\n"
+             ".Pq Cm fp32 , Cm fp64 ,\n"
+             ".Cm fp32 ,\n"
+             ".Cm fp64 ,\n"
+             ".Cm tensor ,\n"
+             ".Cm memory ,\n"
+             ".Cm all\n"
+             "(the default)." },
     { "--json", 0, NULL, NULL, "the report as JSON (status lines go to a terminal's stderr)",
-      GS_OPT_STORE_TRUE(struct gs_burn_opts, json) },
+      GS_OPT_STORE_TRUE(struct gs_burn_opts, json),
+      .man = "The report as JSON; the status lines go to standard error on a terminal." },
     { "--format", 0, "json", o_format, "the same as --json", .flags = GS_OPT_HIDDEN },
     { "--db", 0, "FILE", NULL,
       "also write the samples and the verdict into the recorder's database\n"
       "(gpuscope report shows the burn with its throttling and events)",
-      .comp = GS_COMP_FILE, GS_OPT_STORE_STR(struct gs_burn_opts, db) },
-    { "--interval", 0, "DUR", o_interval, "sampling and status interval (default 1s)" },
+      .comp = GS_COMP_FILE, GS_OPT_STORE_STR(struct gs_burn_opts, db),
+      .man = "Also write the samples and the verdicts into the recorder's database, so\n"
+             "that\n"
+             ".Xr gpuscope-report 1\n"
+             "shows the burn." },
+    { "--interval", 0, "DURATION", o_interval, "sampling and status interval (default 1s)",
+      .man = "The sampling and status interval (default 1s)." },
     { "--status", 0, "auto|off", o_status, "the live status lines (auto: redrawn on a terminal, every 10 s otherwise)",
-      .comp = GS_COMP_CHOICES },
-    { "--threshold", 0, "NAME=VAL", o_threshold, "change a warning threshold", .flags = GS_OPT_REPEAT },
-    { "--list-thresholds", 0, NULL, o_list_thresholds, "print every warning threshold with its value" },
+      .comp = GS_COMP_CHOICES,
+      .man = "The live status lines: redrawn on a terminal, a block every 10 seconds\n"
+             "otherwise\n"
+             ".Pq Cm auto ." },
+    { "--threshold", 0, "NAME=VAL", o_threshold, "change a warning threshold", .flags = GS_OPT_REPEAT,
+      .man = "Change a warning threshold; repeatable." },
+    { "--list-thresholds", 0, NULL, o_list_thresholds, "print every warning threshold with its value",
+      .man = "Print every warning threshold with its value." },
     { "--debug", 0, NULL, NULL, "print the CUDA functions bound and the launch sizes chosen",
-      GS_OPT_STORE_TRUE(struct gs_burn_opts, debug) },
-    { "--print-ptx", 0, "base|mma", o_print_ptx, "print the PTX of the kernels and exit", .comp = GS_COMP_CHOICES },
+      GS_OPT_STORE_TRUE(struct gs_burn_opts, debug),
+      .man = "Print the CUDA functions bound and the launch sizes chosen." },
+    { "--print-ptx", 0, "base|mma", o_print_ptx, "print the PTX of the kernels and exit", .comp = GS_COMP_CHOICES,
+      .man = "Print the PTX of the kernels and exit." },
 };
 
 const struct gs_cli burn_cli = {

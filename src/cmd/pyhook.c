@@ -40,8 +40,28 @@ static int o_action(void *ctx, const char *const *v, struct gs_err *err)
 
 static const struct gs_opt pyhook_opts[] = {
     { "--json", 0, NULL, NULL, "print the answer as the process sent it", GS_OPT_STORE_TRUE(struct pyargs, json) },
-    { NULL, 0, "env|path|stats|stacks", o_action, "what to do", .comp = GS_COMP_CHOICES },
-    { NULL, 0, "PID", NULL, "the hooked process (stats, stacks)", GS_OPT_STORE_STR(struct pyargs, pid) },
+    { NULL, 0, "env|path|stats|stacks", o_action, "what to do", .comp = GS_COMP_CHOICES,
+      .man = "What to do:\n"
+             ".Bl -tag -width Ds\n"
+             ".It Cm env\n"
+             "Print the shell lines that load the hook into processes started afterwards:\n"
+             ".Dl eval \\(dq$(gpuscope pyhook env)\\(dq\n"
+             ".Xr gpuscope-run 1\n"
+             ".Fl -python\n"
+             "does the same for one job.\n"
+             ".It Cm path\n"
+             "Print the directory to put first on\n"
+             ".Ev PYTHONPATH .\n"
+             ".It Cm stats Ar PID\n"
+             "Ask a hooked process for its allocator figures.\n"
+             ".It Cm stacks Ar PID\n"
+             "Ask it for every thread's Python stack.\n"
+             ".El" },
+    { NULL, 0, "PID", NULL, "the hooked process (stats, stacks)", GS_OPT_STORE_STR(struct pyargs, pid),
+      .man = "The process ID of a hooked process, for\n"
+             ".Cm stats\n"
+             "and\n"
+             ".Cm stacks ." },
 };
 
 const struct gs_cli pyhook_cli = {

@@ -161,40 +161,84 @@ static int opt_help_apps(void *ctx, const char *const *v, struct gs_err *err)
 static const struct gs_opt query_opts[] = {
     { "--query-gpu", 0, "FIELDS", opt_query_gpu, "comma-separated nvidia-smi field names (CSV output)",
       .comp = GS_COMP_FIELDS, .choices = "--help-query-gpu", .flags = GS_OPT_LIST,
-      .man = "Comma-separated nvidia-smi(1) field names; one CSV row per GPU. --help-query-gpu lists them." },
+      .man = "Comma-separated\n"
+             ".Xr nvidia-smi 1\n"
+             "field names; one CSV row per GPU.\n"
+             ".Fl -help-query-gpu\n"
+             "lists them." },
     { "--query-compute-apps", 0, "FIELDS", opt_query_apps, "one CSV row per compute process",
-      .comp = GS_COMP_FIELDS, .choices = "--help-query-compute-apps", .flags = GS_OPT_LIST },
+      .comp = GS_COMP_FIELDS, .choices = "--help-query-compute-apps", .flags = GS_OPT_LIST,
+      .man = "One CSV row per compute process." },
     { "--format", 0, "FMT", opt_format, "csv[,noheader][,nounits] | json | table (default) | gpustat",
       .comp = GS_COMP_CHOICES, .choices = "csv noheader nounits json table gpustat", .flags = GS_OPT_LIST,
-      .man = "csv, with ,noheader and/or ,nounits after it (csv,noheader,nounits); json; table (the default); "
-             "or gpustat (gpustat's default lines; its own flags: gpuscope-gpustat(1))." },
-    { "--details", 'q', NULL, opt_details, "everything known per GPU, grouped (like nvidia-smi -q)" },
+      .man = ".Cm csv Ns Op Cm ,noheader Ns Op Cm ,nounits ,\n"
+             ".Cm json\n"
+             "or\n"
+             ".Cm table\n"
+             "(the default)." },
+    { "--details", 'q', NULL, opt_details, "everything known per GPU, grouped (like nvidia-smi -q)",
+      .man = "Everything known per GPU, grouped, like\n"
+             ".Ql nvidia-smi -q ." },
     { "--loop", 'l', "SECONDS", opt_loop, "repeat every SECONDS (fractions allowed) until Ctrl-C",
-      .man = "Repeat every SECONDS (fractions allowed) until interrupted; JSON becomes one object per line." },
-    { "--loop-ms", 0, "MS", opt_loop_ms, "repeat every MS milliseconds" },
-    { "-lms", 0, "MS", opt_loop_ms, "the same as --loop-ms (nvidia-smi's spelling)" },
-    { "--count", 'c', "N", opt_count, "stop after N snapshots (alone: loops every 1 s)" },
+      .man = "Repeat every\n"
+             ".Ar SECONDS\n"
+             "(fractions allowed) until interrupted; JSON becomes one object per line." },
+    { "--loop-ms", 0, "MS", opt_loop_ms, "repeat every MS milliseconds (also nvidia-smi's -lms MS)",
+      .man = "Repeat every\n"
+             ".Ar MS\n"
+             "milliseconds." },
+    { "--count", 'c', "N", opt_count, "stop after N snapshots (alone: loops every 1 s)",
+      .man = "Stop after\n"
+             ".Ar N\n"
+             "snapshots (alone: one every second)." },
     { "--id", 'i', "IDS", NULL, "GPUs by index, UUID or PCI bus id, comma-separated", .comp = GS_COMP_GPU,
-      .flags = GS_OPT_LIST, GS_OPT_STORE_STR(struct qargs, out.only_ids) },
+      .flags = GS_OPT_LIST, GS_OPT_STORE_STR(struct qargs, out.only_ids),
+      .man = "Only these GPUs: indexes, UUIDs or PCI bus ids, comma-separated." },
     { "--color", 0, "WHEN", opt_color, "auto (default: on a terminal, unless NO_COLOR), always, never",
-      .comp = GS_COMP_CHOICES, .choices = "auto always never" },
+      .comp = GS_COMP_CHOICES, .choices = "auto always never",
+      .man = ".Cm auto\n"
+             "(on a terminal, unless\n"
+             ".Ev NO_COLOR\n"
+             "is set),\n"
+             ".Cm always\n"
+             "or\n"
+             ".Cm never ." },
     { "--debug", 0, NULL, NULL, "print the NVML library and symbols bound, to stderr",
-      GS_OPT_STORE_TRUE(struct qargs, out.debug) },
+      GS_OPT_STORE_TRUE(struct qargs, out.debug),
+      .man = "Print the NVML library loaded and the symbols bound, to standard error." },
     { "--verbose", 'v', NULL, NULL, "explain on stderr (fields gpuscope does not read, ...)",
-      GS_OPT_STORE_TRUE(struct qargs, out.verbose) },
+      GS_OPT_STORE_TRUE(struct qargs, out.verbose),
+      .man = "Explain on standard error (fields gpuscope does not read, ...)." },
     { "--prometheus", 0, "URL", NULL, "the fleet: every GPU a Prometheus holds (docs/FLEET.md)",
       GS_OPT_STORE_STR(struct qargs, prom.url),
-      .man = "The fleet: every GPU that the Prometheus (or VictoriaMetrics, Thanos, Mimir) at URL holds series of, "
-             "from gpuscope-serve(1) or dcgm-exporter, each with its node as host. See docs/FLEET.md." },
+      .man = "The fleet: every GPU that the Prometheus (or VictoriaMetrics, Thanos, Mimir) at\n"
+             ".Ar URL\n"
+             "holds series of, from\n"
+             ".Xr gpuscope-serve 1\n"
+             "or dcgm-exporter, each with its node as\n"
+             ".Cm host .\n"
+             "See docs/FLEET.md." },
     { "--match", 0, "SELECTOR", NULL, "with --prometheus: only series matching '{label=\"value\",...}'",
-      GS_OPT_STORE_STR(struct qargs, prom.match) },
+      GS_OPT_STORE_STR(struct qargs, prom.match),
+      .man = "With\n"
+             ".Fl -prometheus :\n"
+             "only series matching these label matchers, such as\n"
+             ".Ql {cluster=\"a\"} ." },
     { "--prometheus-config", 0, "FILE", NULL, "credentials and TLS (Prometheus' http_config YAML)",
       .comp = GS_COMP_FILE, GS_OPT_STORE_STR(struct qargs, prom.config_path),
-      .man = "Credentials and TLS for --prometheus: Prometheus' http_config in YAML (basic_auth, authorization, "
-             "bearer_token_file, tls_config)." },
+      .man = "Credentials and TLS for\n"
+             ".Fl -prometheus :\n"
+             "Prometheus'\n"
+             ".Cm http_config\n"
+             "in YAML (basic_auth, authorization, bearer_token_file, tls_config)." },
     { "--help-query-gpu", 0, NULL, opt_help_gpu, "list the --query-gpu fields",
-      .man = "List the --query-gpu fields, with their aliases and units." },
-    { "--help-query-compute-apps", 0, NULL, opt_help_apps, "list the --query-compute-apps fields" },
+      .man = "List the\n"
+             ".Fl -query-gpu\n"
+             "fields, with their aliases and units." },
+    { "--help-query-compute-apps", 0, NULL, opt_help_apps, "list the --query-compute-apps fields",
+      .man = "List the\n"
+             ".Fl -query-compute-apps\n"
+             "fields." },
 };
 
 const struct gs_cli query_cli = {

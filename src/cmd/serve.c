@@ -186,57 +186,114 @@ static int set_jobdir(void *ctx, const char *const *vals, struct gs_err *err)
 
 static const struct gs_opt serve_opts[] = {
     { "--listen", 0, "[HOST]:PORT", set_listen,
-      "address to serve on (default :9400, dcgm-exporter's port; [::1]:9400 for IPv6)" },
+      "address to serve on (default :9400, dcgm-exporter's port; [::1]:9400 for IPv6)",
+      .man = "The address to serve on (default :9400, dcgm-exporter's port;\n"
+             ".Li [::1]:9400\n"
+             "for IPv6)." },
     { "--address", 0, "[HOST]:PORT", set_listen, "the same as --listen (exporter-toolkit's spelling)" },
     { "--interval", 0, "DURATION", set_interval,
-      "sampling period, e.g. 1s (default) or 500ms; scrapes read the latest sample" },
+      "sampling period, e.g. 1s (default) or 500ms; scrapes read the latest sample",
+      .man = "The sampling period, such as 1s (the default) or 500ms." },
     { "--collect-interval", 0, "DURATION", set_interval, "the same as --interval (dcgm-exporter's spelling)" },
     { "--web.config.file", 0, "FILE", NULL,
       "exporter-toolkit web config: TLS certificate and key, basic auth users (bcrypt)", .comp = GS_COMP_FILE,
-      STR(web_config) },
+      STR(web_config),
+      .man = "An exporter-toolkit web configuration: TLS certificate and key, basic\n"
+             "authentication users (bcrypt)." },
     { "--web-config-file", 0, "FILE", NULL, "the same as --web.config.file (dcgm-exporter's spelling)",
       .comp = GS_COMP_FILE, STR(web_config) },
     { "--hostname-label", 0, "NAME", set_hostlabel,
       "Hostname (default, dcgm-exporter <= 4.8.2), hostname (>= 4.8.3) or none", .comp = GS_COMP_CHOICES,
-      .choices = "Hostname hostname none" },
-    { "--no-hostname", 0, NULL, set_nohost, "no host name label on DCGM series (dcgm-exporter -n)" },
+      .choices = "Hostname hostname none",
+      .man = "The host label's name:\n"
+             ".Cm Hostname\n"
+             "(the default, as dcgm-exporter up to 4.8.2),\n"
+             ".Cm hostname\n"
+             "(4.8.3 on) or\n"
+             ".Cm none ." },
+    { "--no-hostname", 0, NULL, set_nohost, "no host name label on DCGM series (dcgm-exporter -n)",
+      .man = "No host name label on the DCGM series (dcgm-exporter's\n"
+             ".Fl n ) ." },
     { "--hostname", 0, "NAME", NULL, "value of the host name label (default $NODE_NAME, else the host name)",
-      STR(hostname) },
+      STR(hostname),
+      .man = "The host label's value (default\n"
+             ".Ev NODE_NAME ,\n"
+             "else the host name)." },
     { "--process-cmdline", 0, NULL, NULL,
       "add the full command line as label cmdline on per-process series (it may hold secrets)",
-      GS_OPT_STORE_TRUE(struct gs_serve_opts, process_cmdline) },
+      GS_OPT_STORE_TRUE(struct gs_serve_opts, process_cmdline),
+      .man = "Add each process's full command line as label\n"
+             ".Cm cmdline\n"
+             "on per-process series; it may hold secrets, so it is off by default." },
     { "--host-root", 0, "DIR", NULL,
       "prefix for the host's /var/log/pods and /var/log/containers (default $GPUSCOPE_ROOT or none)",
-      .comp = GS_COMP_DIR, STR(host_root) },
+      .comp = GS_COMP_DIR, STR(host_root),
+      .man = "Where the host's\n"
+             ".Pa /var/log/pods\n"
+             "and\n"
+             ".Pa /var/log/containers\n"
+             "are visible (default\n"
+             ".Ev GPUSCOPE_ROOT ,\n"
+             "else none)." },
     { "--max-connections", 0, "N", set_maxconn,
-      "concurrent HTTP connections (default 64); beyond, the oldest idle one is closed" },
+      "concurrent HTTP connections (default 64); beyond, the oldest idle one is closed",
+      .man = "Concurrent HTTP connections (default 64); beyond, the oldest idle one is closed." },
     { "--max-connections-per-ip", 0, "N", set_maxconn_ip,
-      "concurrent connections from one client address (default 8, 0: no limit)" },
+      "concurrent connections from one client address (default 8, 0: no limit)",
+      .man = "Concurrent connections from one client address (default 8, 0: no limit)." },
     { "--timeout", 0, "SECONDS", set_timeout,
-      "a request must arrive whole within this, and idle connections close after it (default 10)" },
-    { "--threads", 0, "N", set_threads, "HTTP threads (default 2)" },
-    { "--no-openmetrics", 0, NULL, set_no_om, "always answer Prometheus text 0.0.4, even when OpenMetrics is asked for" },
+      "a request must arrive whole within this, and idle connections close after it (default 10)",
+      .man = "A request must arrive whole within this, and idle connections close after it\n"
+             "(default 10)." },
+    { "--threads", 0, "N", set_threads, "HTTP threads (default 2)",
+      .man = "HTTP threads (default 2)." },
+    { "--no-openmetrics", 0, NULL, set_no_om, "always answer Prometheus text 0.0.4, even when OpenMetrics is asked for",
+      .man = "Always answer Prometheus text 0.0.4, even when OpenMetrics is asked for." },
     { "--pod-resources-kubelet-socket", 0, "PATH", set_kube_socket,
       "the kubelet's pod-resources socket for pod labels\n(default " GS_KUBELET_SOCKET ", used when present; none: off)",
-      .comp = GS_COMP_FILE },
-    { "--kubelet-interval", 0, "DURATION", set_kube_interval, "how often to ask the kubelet (default 5s)" },
-    { "--kubelet-timeout", 0, "DURATION", set_kube_timeout, "how long one answer may take (default 3s)" },
+      .comp = GS_COMP_FILE,
+      .man = "The kubelet's pod-resources socket\n"
+             ".Po default\n"
+             ".Pa /var/lib/kubelet/pod-resources/kubelet.sock ,\n"
+             "used when present;\n"
+             ".Cm none :\n"
+             "off\n"
+             ".Pc ." },
+    { "--kubelet-interval", 0, "DURATION", set_kube_interval, "how often to ask the kubelet (default 5s)",
+      .man = "How often to ask the kubelet (default 5s)." },
+    { "--kubelet-timeout", 0, "DURATION", set_kube_timeout, "how long one answer may take (default 3s)",
+      .man = "How long one answer may take (default 3s)." },
     { "--kubernetes-virtual-gpus", 0, NULL, NULL,
       "a DCGM series per pod sharing a GPU (time-slicing, MPS), with label vgpu, as dcgm-exporter",
-      GS_OPT_STORE_TRUE(struct gs_serve_opts, virtual_gpus) },
+      GS_OPT_STORE_TRUE(struct gs_serve_opts, virtual_gpus),
+      .man = "A DCGM series per pod sharing a GPU (time-slicing, MPS), with label\n"
+             ".Cm vgpu ,\n"
+             "as dcgm-exporter does." },
     { "--kubernetes-gpu-id-type", 0, "TYPE", set_idtype,
       "how the device plugin names GPUs: uid (UUIDs, default) or device-name (nvidia<index>, GKE)",
-      .comp = GS_COMP_CHOICES, .choices = "uid device-name" },
+      .comp = GS_COMP_CHOICES, .choices = "uid device-name",
+      .man = "How the device plugin names GPUs:\n"
+             ".Cm uid\n"
+             "(UUIDs, the default) or\n"
+             ".Cm device-name ." },
     { "--nvidia-resource-names", 0, "LIST", NULL,
       "more resource names that are NVIDIA GPUs (comma-separated), e.g. nvidia.com/gpu.shared",
-      STR(resource_names) },
+      STR(resource_names),
+      .man = "More resource names that are NVIDIA GPUs, comma-separated." },
     { "--hpc-job-mapping-dir", 0, "DIR", set_jobdir,
       "label DCGM series with hpc_job from the GPU -> job files in DIR (dcgm-exporter's; default\n"
       "$DCGM_HPC_JOB_MAPPING_DIR, else jobs from the processes' Slurm cgroups)", .comp = GS_COMP_DIR,
-      .man = "dcgm-exporter's HPC job mapping: a file per GPU index in DIR (or gpu.gi for a MIG GPU instance) "
-             "lists the IDs of the jobs on it, one per line; each DCGM series of that GPU is repeated per job "
-             "with the label hpc_job. Without it, the Slurm jobs of the GPU's processes (from their cgroups) "
-             "give the label. gpuscope-slurm(1) writes the files." },
+      .man = "dcgm-exporter's HPC job mapping: a file per GPU index in\n"
+             ".Ar DIR\n"
+             "(or\n"
+             ".Ar gpu . Ns Ar gi\n"
+             "for a MIG GPU instance) lists the IDs of the jobs on it, one per line; each DCGM\n"
+             "series of that GPU is repeated per job with the label\n"
+             ".Cm hpc_job .\n"
+             "Without it, the Slurm jobs of the GPU's processes (from their cgroups) give the\n"
+             "label.\n"
+             ".Xr gpuscope-slurm 1\n"
+             "writes the files." },
 };
 
 /* Found by main() as the module's symbol `serve_cli` (cmd/opts.h). */

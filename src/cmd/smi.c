@@ -145,8 +145,12 @@ static int o_options(void *ctx, const char *const *v, struct gs_err *err)
  * and pmon's (their -d is the delay), and the main form finds its own -i, -d
  * and -f first. */
 static const struct gs_opt smi_opts[] = {
-    { "--list-gpus", 'L', NULL, o_list, "one line per GPU" },
-    { "--query", 'q', NULL, o_query, "everything, grouped as nvidia-smi -q prints it" },
+    { "--list-gpus", 'L', NULL, o_list, "one line per GPU",
+      .man = "One line per GPU." },
+    { "--query", 'q', NULL, o_query, "everything, grouped as nvidia-smi -q prints it",
+      .man = "Everything, grouped as\n"
+             ".Nm nvidia-smi Fl q\n"
+             "prints it." },
     { "--display", 'd', "SECTIONS", o_display,
       "with -q: MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, COMPUTE,\n"
       "PIDS, PERFORMANCE, PAGE_RETIREMENT, ACCOUNTING, ENCODER_STATS,\nROW_REMAPPER, ... comma-separated",
@@ -154,37 +158,84 @@ static const struct gs_opt smi_opts[] = {
       .choices = "MEMORY UTILIZATION ECC TEMPERATURE POWER CLOCK COMPUTE PIDS PERFORMANCE SUPPORTED_CLOCKS "
                  "PAGE_RETIREMENT ACCOUNTING ENCODER_STATS SUPPORTED_GPU_TARGET_TEMP VOLTAGE FBC_STATS "
                  "ROW_REMAPPER GSP_FIRMWARE_VERSION POWER_SMOOTHING POWER_PROFILES",
-      .man = "With -q: only these comma-separated sections (MEMORY, UTILIZATION, ECC, TEMPERATURE, POWER, CLOCK, "
-             "COMPUTE, PIDS, PERFORMANCE, PAGE_RETIREMENT, ACCOUNTING, ENCODER_STATS, ROW_REMAPPER, ...)." },
-    { "--xml-format", 'x', NULL, o_xml, "with -q: the nvsmi_log XML; --dtd embeds its DTD" },
-    { "--dtd", 0, NULL, o_dtd, "with -q -x: embed the DTD in the XML" },
+      .man = "With\n"
+             ".Fl q :\n"
+             "only these comma-separated sections (MEMORY, UTILIZATION, ECC, TEMPERATURE,\n"
+             "POWER, CLOCK, COMPUTE, PIDS, PERFORMANCE, PAGE_RETIREMENT, ACCOUNTING,\n"
+             "ENCODER_STATS, ROW_REMAPPER, ...).\n"
+             "With\n"
+             ".Cm dmon\n"
+             "or\n"
+             ".Cm pmon :\n"
+             "the interval in seconds." },
+    { "--xml-format", 'x', NULL, o_xml, "with -q: the nvsmi_log XML; --dtd embeds its DTD",
+      .man = "With\n"
+             ".Fl q :\n"
+             "the nvsmi_log XML." },
+    { "--dtd", 0, NULL, o_dtd, "with -q -x: embed the DTD in the XML",
+      .man = "With\n"
+             ".Fl q Fl x :\n"
+             "embed the DTD in the XML." },
     { "--id", 'i', "IDS", NULL, "only these GPUs (index, UUID or PCI bus id)", .comp = GS_COMP_GPU,
-      .flags = GS_OPT_LIST, IDS },
-    { "--loop", 'l', "SECONDS", o_loop, "repeat every SECONDS" },
-    { "--loop-ms", 0, "MS", o_loop_ms, "repeat every MS milliseconds" },
-    { "-lms", 0, "MS", o_loop_ms, "the same as --loop-ms (nvidia-smi's spelling)" },
-    { "--filename", 'f', "FILE", NULL, "write to FILE instead of stdout", .comp = GS_COMP_FILE, FILENAME },
+      .flags = GS_OPT_LIST, IDS,
+      .man = "Only these GPUs (index, UUID or PCI bus id)." },
+    { "--loop", 'l', "SECONDS", o_loop, "repeat every SECONDS",
+      .man = "Repeat every\n"
+             ".Ar SECONDS ." },
+    { "--loop-ms", 0, "MS", o_loop_ms, "repeat every MS milliseconds (also nvidia-smi's -lms MS)",
+      .man = "Repeat every\n"
+             ".Ar MS\n"
+             "milliseconds\n"
+             ".Pq Fl lms No is nvidia-smi's spelling ." },
+    { "--filename", 'f', "FILE", NULL, "write to FILE instead of stdout", .comp = GS_COMP_FILE, FILENAME,
+      .man = "Write to\n"
+             ".Ar FILE\n"
+             "instead of standard output." },
     { "--query-gpu", 0, "FIELDS", o_fields, "nvidia-smi's CSV, as 'gpuscope query' (see its --help)",
-      .comp = GS_COMP_FIELDS, .choices = "--help-query-gpu", .flags = GS_OPT_LIST },
+      .comp = GS_COMP_FIELDS, .choices = "--help-query-gpu", .flags = GS_OPT_LIST,
+      .man = "nvidia-smi's CSV, as\n"
+             ".Xr gpuscope-query 1 ." },
     { "--query-compute-apps", 0, "FIELDS", o_fields, "the same, a row per compute process",
       .comp = GS_COMP_FIELDS, .choices = "--help-query-compute-apps", .flags = GS_OPT_LIST },
     { "--format", 0, "FMT", o_fields, "with --query-*: csv[,noheader][,nounits]", .comp = GS_COMP_CHOICES,
       .choices = "csv noheader nounits", .flags = GS_OPT_LIST },
-    { "--help-query-gpu", 0, NULL, o_fields, "list the --query-gpu fields" },
+    { "--help-query-gpu", 0, NULL, o_fields, "list the --query-gpu fields",
+      .man = "List the fields, as\n"
+             ".Xr gpuscope-query 1 ." },
     { "--help-query-compute-apps", 0, NULL, o_fields, "list the --query-compute-apps fields" },
-    { "--version", 0, NULL, o_version, "what this is" },
+    { "--version", 0, NULL, o_version, "what this is",
+      .man = "Say what this is." },
     { NULL, 0, "dmon|pmon", o_form, "the device or process monitor (first)", .comp = GS_COMP_CHOICES },
     { "--id", 'i', "IDS", NULL, "only these GPUs (index, UUID or PCI bus id, comma-separated)",
       .comp = GS_COMP_GPU, .flags = GS_OPT_LIST, IDS,
-      .section = "dmon and pmon (gpuscope smi dmon|pmon [options]):" },
+      .section = "The monitors, gpuscope smi dmon|pmon [options]:" },
     { "--select", 's', "GROUPS", o_select, "metric groups: dmon p, u, c, v, m, e, t (default puc); pmon u, m (u)",
-      .man = "The metric groups to show: for dmon any of p (power, temperatures), u (utilization), c (clocks), "
-             "v (violations), m (memory), e (ECC, PCIe replays), t (PCIe throughput), default puc; for pmon "
-             "u (utilization) and/or m (memory), default u." },
-    { "--delay", 'd', "SECONDS", o_delay, "seconds between lines (default 1)" },
-    { "--count", 'c', "COUNT", o_count, "stop after COUNT lines" },
+      .man = "With\n"
+             ".Cm dmon\n"
+             "or\n"
+             ".Cm pmon :\n"
+             "the metric groups to show." },
+    { "--delay", 'd', "SECONDS", o_delay, "seconds between lines (default 1)",
+      .man = "With\n"
+             ".Cm dmon\n"
+             "or\n"
+             ".Cm pmon :\n"
+             "the seconds between lines (default 1)." },
+    { "--count", 'c', "COUNT", o_count, "stop after COUNT lines",
+      .man = "With\n"
+             ".Cm dmon\n"
+             "or\n"
+             ".Cm pmon :\n"
+             "stop after\n"
+             ".Ar COUNT\n"
+             "lines." },
     { "--options", 'o', "D|T|DT", o_options, "prefix each line with the date, the time, or both",
-      .comp = GS_COMP_CHOICES },
+      .comp = GS_COMP_CHOICES,
+      .man = "With\n"
+             ".Cm dmon\n"
+             "or\n"
+             ".Cm pmon :\n"
+             "prefix each line with the date, the time, or both." },
     { "--filename", 'f', "FILE", NULL, "write to FILE instead of stdout", .comp = GS_COMP_FILE, FILENAME },
 };
 

@@ -160,6 +160,7 @@ complete -c gpuscope -n '__gpuscope_is top' -l match -x -d 'only these series, e
 complete -c gpuscope -n '__gpuscope_is top' -l prometheus-config -r -F -d 'basic auth, bearer token, TLS (Prometheus'\'' http_config YAML)'
 complete -c gpuscope -n '__gpuscope_is top' -l node -x -d 'start on that node'\''s GPUs'
 complete -c gpuscope -n '__gpuscope_is top' -l batch -x -d 'N refreshes as text on stdout, no terminal needed'
+complete -c gpuscope -n '__gpuscope_is top' -l help -d 'this help'
 
 # serve
 complete -c gpuscope -n '__gpuscope_is serve' -l listen -x -d 'address to serve on (default :9400, dcgm-exporter'\''s port; [::1]:9400 for IPv6)'
@@ -210,6 +211,7 @@ complete -c gpuscope -n '__gpuscope_is doctor' -l explain -x -a 'xid' -d 'what t
 complete -c gpuscope -n '__gpuscope_is doctor' -l prometheus -x -d 'the fleet'\''s health from a Prometheus instead (docs/FLEET.md)'
 complete -c gpuscope -n '__gpuscope_is doctor' -l match -x -d 'with --prometheus: only series matching '\''{label="value",...}'\'''
 complete -c gpuscope -n '__gpuscope_is doctor' -l prometheus-config -r -F -d 'credentials and TLS (Prometheus'\'' http_config YAML)'
+complete -c gpuscope -n '__gpuscope_is doctor' -l help -d 'this help'
 
 # watch
 complete -c gpuscope -n '__gpuscope_is watch' -l rules -r -F -d 'rules file (default: the built-in rules, see --print-rules)'
@@ -226,6 +228,7 @@ complete -c gpuscope -n '__gpuscope_is watch' -l kernel-log -r -F -d 'follow FIL
 complete -c gpuscope -n '__gpuscope_is watch' -l no-kernel-log -d 'Xids from NVML'\''s events only'
 complete -c gpuscope -n '__gpuscope_is watch' -s i -l id -x -a '(__gpuscope_gpus)' -d 'only these GPUs'
 complete -c gpuscope -n '__gpuscope_is watch' -l threshold -x -d 'override a health threshold (see gpuscope doctor --list-thresholds)'
+complete -c gpuscope -n '__gpuscope_is watch' -l help -d 'this help'
 
 # record
 complete -c gpuscope -n '__gpuscope_is record' -l db -r -F -d 'database (default $XDG_STATE_HOME/gpuscope/history.db,'
@@ -247,6 +250,7 @@ complete -c gpuscope -n '__gpuscope_is record' -l ticks -x -d 'stop after N tick
 complete -c gpuscope -n '__gpuscope_is record' -l step -x -d 'each tick advances time by DURATION without sleeping'
 complete -c gpuscope -n '__gpuscope_is record' -l clock-file -r -F -d 'write the scenario time there (GPUSCOPE_SIM_CLOCK=file:PATH)'
 complete -c gpuscope -n '__gpuscope_is record' -l start -x -d 'virtual time of the first tick (default now)'
+complete -c gpuscope -n '__gpuscope_is record' -l help -d 'this help'
 complete -c gpuscope -n '__gpuscope_operand record 0 --db -d --interval --proc-interval --retention --rollup-retention --max-size -i --id --annotate-fifo --remote-write --remote-write-config --remote-write-max-batch --remote-write-drain --ticks --step --clock-file --start' -a 'status'
 
 # report
@@ -266,6 +270,7 @@ complete -c gpuscope -n '__gpuscope_is report' -l prometheus-config -r -F -d 'ba
 complete -c gpuscope -n '__gpuscope_is report' -l node -x -d 'one node: its Hostname label (or instance, where the exporter sets no'
 complete -c gpuscope -n '__gpuscope_is report' -l pod -x -d 'the GPUs of a Kubernetes pod (the pod label)'
 complete -c gpuscope -n '__gpuscope_is report' -l namespace -x -d 'the GPUs of a Kubernetes namespace (the namespace label)'
+complete -c gpuscope -n '__gpuscope_is report' -l help -d 'this help'
 
 # run
 complete -c gpuscope -n '__gpuscope_is run' -s d -l interval -x -d 'sampling interval (default 1)'
@@ -275,6 +280,7 @@ complete -c gpuscope -n '__gpuscope_is run' -s o -l output -r -F -d 'the summary
 complete -c gpuscope -n '__gpuscope_is run' -l python -d 'load gpuscope'\''s Python hook into Python processes of the job:'
 complete -c gpuscope -n '__gpuscope_is run' -l step -x -d 'each tick advances time by DURATION without sleeping'
 complete -c gpuscope -n '__gpuscope_is run' -l clock-file -r -F -d 'write the scenario time there (GPUSCOPE_SIM_CLOCK=file:PATH)'
+complete -c gpuscope -n '__gpuscope_is run' -l help -d 'this help'
 complete -c gpuscope -n '__gpuscope_operand run 0 -d --interval --db -o --output --step --clock-file' -a '(__fish_complete_command)'
 
 # mark
@@ -282,12 +288,14 @@ complete -c gpuscope -n '__gpuscope_is mark' -l db -r -F -d 'history database (d
 complete -c gpuscope -n '__gpuscope_is mark' -s i -l id -x -a '(__gpuscope_gpus)' -d 'the annotation belongs to this GPU (default: the whole machine)'
 complete -c gpuscope -n '__gpuscope_is mark' -l at -x -d 'stamp it at TIME instead of now (as report --from)'
 complete -c gpuscope -n '__gpuscope_is mark' -l from-fifo -r -F -d 'create the FIFO PATH (if absent) and store each line written to it'
+complete -c gpuscope -n '__gpuscope_is mark' -l help -d 'this help'
 
 # baseline
 complete -c gpuscope -n '__gpuscope_is baseline' -l since -x -d 'the range: the last DURATION (default 24h)'
 complete -c gpuscope -n '__gpuscope_is baseline' -l from -x -d 'the range from TIME (as report --from)'
 complete -c gpuscope -n '__gpuscope_is baseline' -l to -x -d 'the range up to TIME (default now)'
 complete -c gpuscope -n '__gpuscope_is baseline' -l db -r -F -d 'history database (default: where '\''gpuscope record'\'' writes)'
+complete -c gpuscope -n '__gpuscope_is baseline' -l help -d 'this help'
 complete -c gpuscope -n '__gpuscope_operand baseline 0 --since --from --to --db' -a 'save diff'
 
 # slurm
@@ -301,6 +309,7 @@ complete -c gpuscope -n '__gpuscope_is slurm' -l job-output -r -F -d 'that file'
 complete -c gpuscope -n '__gpuscope_is slurm' -l strict -d 'exit non-zero when the summary cannot be made (default: a warning, exit 0)'
 complete -c gpuscope -n '__gpuscope_is slurm' -l at -x -d 'the job'\''s start (prolog) or end (epilog) instead of now (as mark --at)'
 complete -c gpuscope -n '__gpuscope_is slurm' -l cgroup-root -x -a '(__fish_complete_directories)' -d 'where the cgroup v1 hierarchies are mounted (default /sys/fs/cgroup)'
+complete -c gpuscope -n '__gpuscope_is slurm' -l help -d 'this help'
 complete -c gpuscope -n '__gpuscope_operand slurm 0 --job --user --gpus --mapping-dir --db --job-output --at --cgroup-root' -a 'prolog epilog'
 
 # pyhook

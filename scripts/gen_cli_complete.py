@@ -374,6 +374,8 @@ def render_fish(dump):
             v = fish_value(o) if o["arg"] and not o["optional"] else ""
             out.append("complete -c gpuscope -n %s%s -l %s%s -d %s\n"
                        % (sq(cond), s, o["long"][2:], v, sq(first_line(o["help"]))))
+        if "--help" not in [o["long"] for o in cli["options"]]:
+            out.append("complete -c gpuscope -n %s -l help -d 'this help'\n" % sq(cond))
         vals = " ".join(takes_value(cli))
         for k, o in enumerate(operands(cli)):
             ocond = "__gpuscope_operand %s %d %s" % (name, k, vals)
@@ -514,7 +516,7 @@ def zsh_action(o):
         return "_files -/"
     if c == "gpu":
         return ("_values -s , 'GPU' ${(f)\"$(timeout 2 $bin $demo query --query-gpu=index,uuid,pci.bus_id "
-                "--format=csv,noheader 2>/dev/null | tr -d ' ' | tr ',' '\\n')\"}")
+                "--format=csv,noheader 2>/dev/null | tr -d ' ' | tr ',' '\\n' | sed 's/:/\\\\:/g')\"}")
     if c == "fields":
         return "_values -s , 'field' ${(f)\"$($bin $1 %s 2>/dev/null | awk '{ print $1 }')\"}" % o.get("fields", "")
     if c == "choices":

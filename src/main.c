@@ -92,7 +92,8 @@ static void usage(FILE *out)
                  "terminal, 'query' otherwise.\n");
 }
 
-/* gpuscope --dump-options: every table, loading the modules that hold theirs. */
+/* gpuscope --dump-options: every table, loading the modules that hold theirs
+ * (a module that does not load is an error, not a command without a table). */
 static int dump_options(void)
 {
     struct gs_cli_entry e[sizeof(commands) / sizeof(commands[0])];
@@ -100,9 +101,15 @@ static int dump_options(void)
         char symbol[64];
         struct gs_err err = { 0 };
         e[i] = (struct gs_cli_entry){ commands[i].name, commands[i].summary, commands[i].cli };
+        if (e[i].cli || !commands[i].module)
+            continue;
+        snprintf(symbol, sizeof(symbol), "cmd_%s", commands[i].name);
+        if (!gs_module_symbol(commands[i].module, symbol, &err)) {
+            gs_err_print(&err);
+            return gs_exit_from_errc(err.code);
+        }
         snprintf(symbol, sizeof(symbol), "%s_cli", commands[i].name);
-        if (!e[i].cli && commands[i].module)
-            e[i].cli = gs_module_symbol(commands[i].module, symbol, &err); /* NULL: not on a table yet */
+        e[i].cli = gs_module_symbol(commands[i].module, symbol, &err); /* NULL: not on a table yet */
     }
     return gs_cli_dump(stdout, &global_cli, e, sizeof(e) / sizeof(e[0])) < 0 ? GS_EXIT_FAILURE : GS_EXIT_OK;
 }

@@ -252,7 +252,7 @@ void gs_opts_help(FILE *out, const struct gs_opt *t, size_t n)
     for (size_t k = 0; k < n; k++) {
         const struct gs_opt *o = &t[k];
         if (o->section)
-            fprintf(out, "\n%s\n", o->section);
+            fprintf(out, "%s%s\n", k ? "\n" : "", o->section);
         if (!o->lng || (o->flags & GS_OPT_HIDDEN))
             continue;
         help_row(out, o);

@@ -41,7 +41,7 @@
  *       struct gs_err err = { 0 };
  *       int rc = gs_cli_parse(&foo_cli, argc, argv, &a, &err);
  *       if (rc == GS_OPT_DONE) return GS_EXIT_OK;          (--help printed)
- *       if (rc < 0) { gs_err_print(&err); return GS_EXIT_USAGE; }
+ *       if (rc < 0) return gs_cli_fail(&foo_cli, &err);    ("gpuscope foo: ...", exit 2)
  *       ...
  *
  * then declare `extern const struct gs_cli foo_cli;` in src/cmd/cmd.h, and in
@@ -53,6 +53,8 @@
  *
  * -h/--help need no row: gs_cli_parse prints gs_cli_help() on stdout and
  * returns GS_OPT_DONE. A table's own "--help" (or -h) row takes precedence.
+ * Where the page should say more than the help line, a row's .man holds that
+ * text in mdoc (moved from the page: `make gen` writes it back there).
  */
 #ifndef GS_CMD_OPTS_H
 #define GS_CMD_OPTS_H

@@ -90,8 +90,8 @@ static const struct gs_opt report_opts[] = {
     { "--output", 'o', "FILE", NULL, "write there instead of stdout", .comp = GS_COMP_FILE, S(o.output),
       .man = "Write there instead of standard output." },
     { "--job", 0, "ID", NULL, "an HPC job's GPU summary from this machine's history (gpuscope slurm\n"
-      "prolog/epilog; -f json: as JSON); with --prometheus: the GPUs of Slurm job ID in the\n"
-      "fleet (the hpc_job label), not the record database's accounting", S(job),
+      "prolog/epilog; -f json: as JSON); with --prometheus: the GPUs of Slurm job ID\n"
+      "in the fleet (the hpc_job label), not the record database's accounting", S(job),
       .man = "An HPC job's GPU summary, as\n"
         ".Xr gpuscope-slurm 1\n"
         "wrote it at its end (made now while it runs): energy, utilization, peak memory,\n"

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 """0155-man-help.py GPUSCOPE MANDIR - every command of `gpuscope --help` has a page in MANDIR,
 every page a command, and each page lists exactly the options its command's --help lists
-(both directions). doctor's and watch's --help come from their option tables (src/cmd/opts.c).
+(both directions). The commands on an option table (src/cmd/opts.h) get both from it; this also
+checks the others, and that `make gen` was run (as tests/cli/0157 does file by file).
 
 In --help, an option is a token starting with '-' in the option column (an indented line
 that starts with '-', up to the first run of two spaces), in the usage lines, or on

@@ -98,6 +98,7 @@ complete -c gpuscope -n '__gpuscope_is query' -l match -x -d 'with --prometheus:
 complete -c gpuscope -n '__gpuscope_is query' -l prometheus-config -r -F -d 'credentials and TLS (Prometheus'\'' http_config YAML)'
 complete -c gpuscope -n '__gpuscope_is query' -l help-query-gpu -d 'list the --query-gpu fields'
 complete -c gpuscope -n '__gpuscope_is query' -l help-query-compute-apps -d 'list the --query-compute-apps fields'
+complete -c gpuscope -n '__gpuscope_is query' -l help -d 'this help'
 
 # gpustat
 complete -c gpuscope -n '__gpuscope_is gpustat' -s h -l help -d 'show this help message and exit'
@@ -145,6 +146,7 @@ complete -c gpuscope -n '__gpuscope_is smi' -s d -l delay -x -d 'seconds between
 complete -c gpuscope -n '__gpuscope_is smi' -s c -l count -x -d 'stop after COUNT lines'
 complete -c gpuscope -n '__gpuscope_is smi' -s o -l options -x -a 'D T DT' -d 'prefix each line with the date, the time, or both'
 complete -c gpuscope -n '__gpuscope_is smi' -s f -l filename -r -F -d 'write to FILE instead of stdout'
+complete -c gpuscope -n '__gpuscope_is smi' -l help -d 'this help'
 complete -c gpuscope -n '__gpuscope_operand smi 0 -d --display -i --id -l --loop --loop-ms -f --filename --query-gpu --query-compute-apps --format -i --id -s --select -d --delay -c --count -o --options -f --filename' -a 'dmon pmon'
 
 # top
@@ -172,20 +174,21 @@ complete -c gpuscope -n '__gpuscope_is serve' -l web-config-file -r -F -d 'the s
 complete -c gpuscope -n '__gpuscope_is serve' -l hostname-label -x -a 'Hostname hostname none' -d 'Hostname (default, dcgm-exporter <= 4.8.2), hostname (>= 4.8.3) or none'
 complete -c gpuscope -n '__gpuscope_is serve' -l no-hostname -d 'no host name label on DCGM series (dcgm-exporter -n)'
 complete -c gpuscope -n '__gpuscope_is serve' -l hostname -x -d 'value of the host name label (default $NODE_NAME, else the host name)'
-complete -c gpuscope -n '__gpuscope_is serve' -l process-cmdline -d 'add the full command line as label cmdline on per-process series (it may hold secrets)'
-complete -c gpuscope -n '__gpuscope_is serve' -l host-root -x -a '(__fish_complete_directories)' -d 'prefix for the host'\''s /var/log/pods and /var/log/containers (default $GPUSCOPE_ROOT or none)'
+complete -c gpuscope -n '__gpuscope_is serve' -l process-cmdline -d 'add the full command line as label cmdline on per-process series'
+complete -c gpuscope -n '__gpuscope_is serve' -l host-root -x -a '(__fish_complete_directories)' -d 'prefix for the host'\''s /var/log/pods and /var/log/containers'
 complete -c gpuscope -n '__gpuscope_is serve' -l max-connections -x -d 'concurrent HTTP connections (default 64); beyond, the oldest idle one is closed'
 complete -c gpuscope -n '__gpuscope_is serve' -l max-connections-per-ip -x -d 'concurrent connections from one client address (default 8, 0: no limit)'
-complete -c gpuscope -n '__gpuscope_is serve' -l timeout -x -d 'a request must arrive whole within this, and idle connections close after it (default 10)'
+complete -c gpuscope -n '__gpuscope_is serve' -l timeout -x -d 'a request must arrive whole within this, and idle connections close'
 complete -c gpuscope -n '__gpuscope_is serve' -l threads -x -d 'HTTP threads (default 2)'
 complete -c gpuscope -n '__gpuscope_is serve' -l no-openmetrics -d 'always answer Prometheus text 0.0.4, even when OpenMetrics is asked for'
 complete -c gpuscope -n '__gpuscope_is serve' -l pod-resources-kubelet-socket -r -F -d 'the kubelet'\''s pod-resources socket for pod labels'
 complete -c gpuscope -n '__gpuscope_is serve' -l kubelet-interval -x -d 'how often to ask the kubelet (default 5s)'
 complete -c gpuscope -n '__gpuscope_is serve' -l kubelet-timeout -x -d 'how long one answer may take (default 3s)'
-complete -c gpuscope -n '__gpuscope_is serve' -l kubernetes-virtual-gpus -d 'a DCGM series per pod sharing a GPU (time-slicing, MPS), with label vgpu, as dcgm-exporter'
-complete -c gpuscope -n '__gpuscope_is serve' -l kubernetes-gpu-id-type -x -a 'uid device-name' -d 'how the device plugin names GPUs: uid (UUIDs, default) or device-name (nvidia<index>, GKE)'
-complete -c gpuscope -n '__gpuscope_is serve' -l nvidia-resource-names -x -d 'more resource names that are NVIDIA GPUs (comma-separated), e.g. nvidia.com/gpu.shared'
-complete -c gpuscope -n '__gpuscope_is serve' -l hpc-job-mapping-dir -x -a '(__fish_complete_directories)' -d 'label DCGM series with hpc_job from the GPU -> job files in DIR (dcgm-exporter'\''s; default'
+complete -c gpuscope -n '__gpuscope_is serve' -l kubernetes-virtual-gpus -d 'a DCGM series per pod sharing a GPU (time-slicing, MPS), with label vgpu,'
+complete -c gpuscope -n '__gpuscope_is serve' -l kubernetes-gpu-id-type -x -a 'uid device-name' -d 'how the device plugin names GPUs: uid (UUIDs, default) or device-name'
+complete -c gpuscope -n '__gpuscope_is serve' -l nvidia-resource-names -x -d 'more resource names that are NVIDIA GPUs (comma-separated),'
+complete -c gpuscope -n '__gpuscope_is serve' -l hpc-job-mapping-dir -x -a '(__fish_complete_directories)' -d 'label DCGM series with hpc_job from the GPU -> job files in DIR'
+complete -c gpuscope -n '__gpuscope_is serve' -l help -d 'this help'
 
 # doctor
 complete -c gpuscope -n '__gpuscope_is doctor' -l window -x -d 'how long to sample (default 10s; 500ms, 2m ...)'
@@ -314,6 +317,7 @@ complete -c gpuscope -n '__gpuscope_operand slurm 0 --job --user --gpus --mappin
 
 # pyhook
 complete -c gpuscope -n '__gpuscope_is pyhook' -l json -d 'print the answer as the process sent it'
+complete -c gpuscope -n '__gpuscope_is pyhook' -l help -d 'this help'
 complete -c gpuscope -n '__gpuscope_operand pyhook 0 ' -a 'env path stats stacks'
 
 # burn
@@ -329,3 +333,4 @@ complete -c gpuscope -n '__gpuscope_is burn' -l threshold -x -d 'change a warnin
 complete -c gpuscope -n '__gpuscope_is burn' -l list-thresholds -d 'print every warning threshold with its value'
 complete -c gpuscope -n '__gpuscope_is burn' -l debug -d 'print the CUDA functions bound and the launch sizes chosen'
 complete -c gpuscope -n '__gpuscope_is burn' -l print-ptx -x -a 'base mma' -d 'print the PTX of the kernels and exit'
+complete -c gpuscope -n '__gpuscope_is burn' -l help -d 'this help'

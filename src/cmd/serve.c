@@ -220,13 +220,13 @@ static const struct gs_opt serve_opts[] = {
              ".Ev NODE_NAME ,\n"
              "else the host name)." },
     { "--process-cmdline", 0, NULL, NULL,
-      "add the full command line as label cmdline on per-process series (it may hold secrets)",
+      "add the full command line as label cmdline on per-process series\n(it may hold secrets)",
       GS_OPT_STORE_TRUE(struct gs_serve_opts, process_cmdline),
       .man = "Add each process's full command line as label\n"
              ".Cm cmdline\n"
              "on per-process series; it may hold secrets, so it is off by default." },
     { "--host-root", 0, "DIR", NULL,
-      "prefix for the host's /var/log/pods and /var/log/containers (default $GPUSCOPE_ROOT or none)",
+      "prefix for the host's /var/log/pods and /var/log/containers\n(default $GPUSCOPE_ROOT or none)",
       .comp = GS_COMP_DIR, STR(host_root),
       .man = "Where the host's\n"
              ".Pa /var/log/pods\n"
@@ -242,7 +242,7 @@ static const struct gs_opt serve_opts[] = {
       "concurrent connections from one client address (default 8, 0: no limit)",
       .man = "Concurrent connections from one client address (default 8, 0: no limit)." },
     { "--timeout", 0, "SECONDS", set_timeout,
-      "a request must arrive whole within this, and idle connections close after it (default 10)",
+      "a request must arrive whole within this, and idle connections close\nafter it (default 10)",
       .man = "A request must arrive whole within this, and idle connections close after it\n"
              "(default 10)." },
     { "--threads", 0, "N", set_threads, "HTTP threads (default 2)",
@@ -264,25 +264,25 @@ static const struct gs_opt serve_opts[] = {
     { "--kubelet-timeout", 0, "DURATION", set_kube_timeout, "how long one answer may take (default 3s)",
       .man = "How long one answer may take (default 3s)." },
     { "--kubernetes-virtual-gpus", 0, NULL, NULL,
-      "a DCGM series per pod sharing a GPU (time-slicing, MPS), with label vgpu, as dcgm-exporter",
+      "a DCGM series per pod sharing a GPU (time-slicing, MPS), with label vgpu,\nas dcgm-exporter",
       GS_OPT_STORE_TRUE(struct gs_serve_opts, virtual_gpus),
       .man = "A DCGM series per pod sharing a GPU (time-slicing, MPS), with label\n"
              ".Cm vgpu ,\n"
              "as dcgm-exporter does." },
     { "--kubernetes-gpu-id-type", 0, "TYPE", set_idtype,
-      "how the device plugin names GPUs: uid (UUIDs, default) or device-name (nvidia<index>, GKE)",
+      "how the device plugin names GPUs: uid (UUIDs, default) or device-name\n(nvidia<index>, GKE)",
       .comp = GS_COMP_CHOICES, .choices = "uid device-name",
       .man = "How the device plugin names GPUs:\n"
              ".Cm uid\n"
              "(UUIDs, the default) or\n"
              ".Cm device-name ." },
     { "--nvidia-resource-names", 0, "LIST", NULL,
-      "more resource names that are NVIDIA GPUs (comma-separated), e.g. nvidia.com/gpu.shared",
+      "more resource names that are NVIDIA GPUs (comma-separated),\ne.g. nvidia.com/gpu.shared",
       STR(resource_names),
       .man = "More resource names that are NVIDIA GPUs, comma-separated." },
     { "--hpc-job-mapping-dir", 0, "DIR", set_jobdir,
-      "label DCGM series with hpc_job from the GPU -> job files in DIR (dcgm-exporter's; default\n"
-      "$DCGM_HPC_JOB_MAPPING_DIR, else jobs from the processes' Slurm cgroups)", .comp = GS_COMP_DIR,
+      "label DCGM series with hpc_job from the GPU -> job files in DIR\n"
+      "(dcgm-exporter's; default $DCGM_HPC_JOB_MAPPING_DIR, else jobs from the processes'\nSlurm cgroups)", .comp = GS_COMP_DIR,
       .man = "dcgm-exporter's HPC job mapping: a file per GPU index in\n"
              ".Ar DIR\n"
              "(or\n"

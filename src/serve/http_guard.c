@@ -23,7 +23,7 @@
 /* libmicrohttpd's own limit is above --max-connections, so that the guard sees the
  * connection that goes over and can evict an idle one for it, or mark it for a 503 */
 #define GUARD_HARD_EXTRA 16
-#define GUARD_BURST_EXTRA 1024      /* connections beyond --max-connections held to be answered 503 */
+#define GUARD_BURST_EXTRA 1024      /* connections libmicrohttpd holds beyond --max-connections (a burst waits there) */
 #define GUARD_FD_RESERVE 128        /* descriptors kept for NVML, /proc, the database, logs */
 #define GUARD_LOG_WINDOW_MS 60000
 
@@ -34,7 +34,7 @@ struct gs_http_guard {
     bool stop;
     uint32_t deadline_ms, soft_limit, per_ip;
     uint32_t grace_ms;              /* a connection without a whole request is evictable after this */
-    uint32_t high_water;            /* ... and at once beyond this many connections */
+    uint32_t high_water;            /* beyond this many, the reaper closes them after grace_ms */
     struct gs_http_conn *head, *tail; /* oldest first (by since_ms: moved to the tail when idle again) */
     uint32_t n;
     uint32_t nclosing;              /* of which shut down by the guard, on their way out */
@@ -306,7 +306,8 @@ struct gs_http_guard *gs_http_guard_new(uint32_t deadline_ms, uint32_t soft_limi
     g->soft_limit = soft_limit ? soft_limit : 1;
     g->per_ip = per_ip;
     g->grace_ms = g->deadline_ms / 2;
-    g->high_water = g->soft_limit + GUARD_BURST_EXTRA / 2;
+    /* half of the extra room libmicrohttpd holds */
+    g->high_water = g->soft_limit + (gs_http_guard_hard_limit(g->soft_limit) - g->soft_limit) / 2;
     pthread_mutex_init(&g->lock, NULL);
     pthread_mutex_init(&g->log_lock, NULL);
     pthread_condattr_init(&ca);

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
 # bench/serve-burst.sh - the exporter under a connection burst (issue 26): N connections at once
-# (BURST_N, 1000) from 127.0.0.1, each a GET /metrics, on bench-8x64; per round the time until every
-# one has its answer, how they ended (200 / 503 with Retry-After / closed without a status), and the
-# exporter's peak RSS; with the default per-address limit and with --max-connections-per-ip=0.
+# (BURST_N, 1000), each a GET /metrics, on bench-8x64; per round the time until every one has its
+# answer, how they ended (200 / 503 with Retry-After / no-status: closed without a status), and the
+# exporter's peak RSS; from 127.0.0.1 with the default per-address limit, from 127.0.0.1 with
+# --max-connections-per-ip=0, and from N addresses (127.0.1.1 onwards) with the default limit.
 # GS_BEFORE=DIR measures another build's tree the same way, side by side (see serve-attack.sh).
 # Loopback only. Environment: O (build dir, default build), BURST_N, BURST_ROUNDS (3).
 set -uo pipefail
@@ -34,23 +35,24 @@ start() { # start TREE [serve options]: sets SERVE_PID, PORT
 }
 stop() { kill "$SERVE_PID" 2>/dev/null; wait "$SERVE_PID" 2>/dev/null; SERVE_PID=; }
 
-run() { # run LABEL TREE [serve options]
-    local label=$1 tree=$2 t0 t1 out
-    shift 2
+run() { # run LABEL TREE ADDRS [serve options]: ADDRS source addresses (0: 127.0.0.1)
+    local label=$1 tree=$2 addrs=$3 t0 t1 out
+    shift 3
     start "$tree" "$@" || return 1
     for r in $(seq 1 "$ROUNDS"); do
         t0=$(date +%s.%N)
-        out=$(python3 "$C" 127.0.0.1 "$PORT" "$N")
+        if [ "$addrs" = 0 ]; then out=$(python3 "$C" 127.0.0.1 "$PORT" "$N"); else out=$(python3 "$C" 127.0.0.1 "$PORT" "$N" "$addrs"); fi
         t1=$(date +%s.%N)
-        printf '%-28s round %d: %5.2f s  %s  peak RSS %s KiB\n' "$label" "$r" "$(echo "$t1 - $t0" | bc)" "$out" \
+        printf '%-34s round %d: %5.2f s  %s  peak RSS %s KiB\n' "$label" "$r" "$(echo "$t1 - $t0" | bc)" "$out" \
             "$(awk '$1 == "VmHWM:" { print $2 }' "/proc/$SERVE_PID/status")"
     done
     stop
 }
 
-echo "== $N connections at once from 127.0.0.1, $ROUNDS rounds ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
+echo "== $N connections at once, $ROUNDS rounds ($(nproc) CPUs, load $(cut -d' ' -f1 /proc/loadavg))"
 for tree in ${GS_BEFORE:+$GS_BEFORE} "$ROOT"; do
     tag=$([ "$tree" = "$ROOT" ] && echo this || echo before)
-    run "$tag (per-ip 8)" "$tree"
-    run "$tag (per-ip 0)" "$tree" --max-connections-per-ip=0
+    run "$tag (one addr, per-ip 8)" "$tree" 0
+    run "$tag (one addr, per-ip 0)" "$tree" 0 --max-connections-per-ip=0
+    run "$tag ($N addrs, per-ip 8)" "$tree" "$N"
 done

@@ -603,9 +603,14 @@ static json_t *history_json(const struct dhist *dh)
 static json_t *unevaluated_json(const struct dreport *r)
 {
     json_t *a = json_array();
-    for (size_t i = 0; i < r->nunev; i++)
-        json_array_append_new(a, json_pack("{s:s,s:i,s:f}", "code", r->unev[i].code, "needs_s",
-                                           (json_int_t)r->unev[i].need_s, "window_s", r->unev[i].have_s));
+    for (size_t i = 0; i < r->nunev; i++) {
+        const struct gs_unevaluated *u = &r->unev[i];
+        json_t *o = json_pack("{s:s,s:i,s:f}", "code", u->code, "needs_s", (json_int_t)u->need_s, "window_s", u->have_s);
+        json_object_set_new(o, "judged", u->judged[0] ? json_string(u->judged) : json_null());
+        if (!strcmp(u->code, "proc.input_stall"))
+            json_object_set_new(o, "longest_period_s", u->longest_s > 0 ? json_real(u->longest_s) : json_null());
+        json_array_append_new(a, o);
+    }
     return a;
 }
 
@@ -643,9 +648,10 @@ static void print_unevaluated(const struct dargs *d, const struct dreport *r)
     uint32_t most = 0;
     if (!r->nunev)
         return;
-    printf("\nnot evaluated (the window was %.0f s):\n", (double)d->window_ms / 1000.0);
+    printf("\nnot evaluated, or only in part (the window was %.0f s):\n", (double)d->window_ms / 1000.0);
     for (size_t i = 0; i < r->nunev; i++) {
-        printf("  %-22s needs %u s\n", r->unev[i].code, r->unev[i].need_s);
+        printf("  %-22s needs %u s%s%s\n", r->unev[i].code, r->unev[i].need_s, r->unev[i].judged[0] ? "; " : "",
+               r->unev[i].judged);
         most = r->unev[i].need_s > most ? r->unev[i].need_s : most;
     }
     printf("  (give them time: --window %us)\n", most);
@@ -722,7 +728,7 @@ int cmd_doctor(int argc, char **argv, const struct gs_cmd_ctx *ctx)
         set_frameworks(&d, h);
     }
     int eval_rc = gs_health_eval(h, &f);
-    struct dreport r = { &snap, taken, &klog, &kerr, &dh, &pci, { { { 0 }, 0, 0 } }, 0 };
+    struct dreport r = { .snap = &snap, .taken = taken, .klog = &klog, .kerr = &kerr, .dh = &dh, .pci = &pci };
     if (open_rc == 0)
         r.nunev = gs_health_unevaluated(h, r.unev, sizeof(r.unev) / sizeof(r.unev[0]));
     if (d.json)

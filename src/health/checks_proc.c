@@ -79,12 +79,41 @@ static void check_idle_busy(struct gs_health *h, const struct hgpu *g, struct gs
     }
 }
 
+/* The samples check_sawtooth judges on g: its last PROC_RING * 2 readings of utilization. */
+static uint32_t saw_from(const struct hgpu *g)
+{
+    return g->count > PROC_RING * 2 ? g->count - PROC_RING * 2 : 0;
+}
+
+double hp_saw_span(const struct gs_health *h, size_t *nout)
+{
+    double best = 0;
+    *nout = 0;
+    for (uint32_t k = 0; k < h->ngpus && k < HGPU_MAX; k++) {
+        const struct hgpu *g = &h->gpus[k];
+        double first = 0, last = 0;
+        size_t n = 0;
+        for (uint32_t i = g->seen ? saw_from(g) : g->count; i < g->count; i++) {
+            const struct hsample *x = hg_at(h, g, i);
+            if (x->state != GS_GPU_OK || !gs_fmask_has(x->valid, GS_F_GPU_UTIL))
+                continue;
+            first = n ? first : (double)x->t_ms / 1000.0;
+            last = (double)x->t_ms / 1000.0;
+            n++;
+        }
+        if (n > *nout || (n == *nout && last - first > best)) {
+            *nout = n;
+            best = n ? last - first : 0;
+        }
+    }
+    return best;
+}
+
 static void check_sawtooth(struct gs_health *h, const struct hgpu *g, struct gs_findings *out)
 {
     double t[PROC_RING * 2], u[PROC_RING * 2];
     size_t n = 0, with_proc = 0;
-    uint32_t from = g->count > PROC_RING * 2 ? g->count - PROC_RING * 2 : 0;
-    for (uint32_t i = from; i < g->count; i++) {
+    for (uint32_t i = saw_from(g); i < g->count; i++) {
         const struct hsample *x = hg_at(h, g, i);
         if (x->state != GS_GPU_OK || !gs_fmask_has(x->valid, GS_F_GPU_UTIL))
             continue;

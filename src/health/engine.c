@@ -603,22 +603,66 @@ static bool many_gpus(const struct gs_health *h)
     return h->ngpus >= 3;
 }
 
+/* Checks with parts: the window the whole check needs in u->need_s, what a window
+ * of have seconds allowed in u->judged; false when it allowed everything. */
+static bool fan_window(const struct gs_health *h, double have, struct gs_unevaluated *u)
+{
+    uint32_t hot = h->cfg.fan_stuck_min_s, flat = h->cfg.fan_flat_s;
+    u->need_s = hot > flat ? hot : flat;
+    if (have + 1e-9 >= u->need_s)
+        return false;
+    if (have + 1e-9 >= hot)
+        snprintf(u->judged, sizeof(u->judged), "judged a fan stuck while hot (%u s), not a flat fan (%u s)", hot, flat);
+    else
+        snprintf(u->judged, sizeof(u->judged), "a fan stuck while hot needs %u s, a flat fan %u s", hot, flat);
+    return true;
+}
+
+/* A sawtooth is judged on a cycle and a half of the samples the check looks at
+ * (at least 8, the last PROC_RING * 2): a span of S s shows periods up to about
+ * S / 1.5 s (stats.c), of the 2 s to saw_max_period_s it looks for. */
+static bool saw_window(const struct gs_health *h, double have, struct gs_unevaluated *u)
+{
+    const double shortest = 2.0, longest = h->cfg.saw_max_period_s;
+    size_t n = 0;
+    double span = hp_saw_span(h, &n);
+    int len;
+    (void)have;
+    u->need_s = (uint32_t)(1.5 * longest + 0.999);
+    if (n >= 8 && span + 1e-9 >= u->need_s)
+        return false;
+    u->longest_s = n >= 8 && span / 1.5 + 1e-9 >= shortest ? span / 1.5 : 0;
+    if (u->longest_s > 0)
+        len = snprintf(u->judged, sizeof(u->judged), "judged periods up to %.1f s of %.0f-%.0f s", u->longest_s,
+                       shortest, longest);
+    else if (n < 8)
+        len = snprintf(u->judged, sizeof(u->judged), "judged no period: %zu samples, it needs 8", n);
+    else
+        len = snprintf(u->judged, sizeof(u->judged), "judged no period: the shortest (%.0f s) needs %.0f s",
+                       shortest, 1.5 * shortest);
+    if (n >= PROC_RING * 2 && len > 0 && (size_t)len < sizeof(u->judged))
+        snprintf(u->judged + len, sizeof(u->judged) - (size_t)len, " (its last %u samples, %.0f s)",
+                 PROC_RING * 2, span);
+    return true;
+}
+
 /* The checks that need history, the window each needs, and when they apply. */
 static const struct hwindow {
     const char *code;
-    size_t need_off;            /* uint32_t seconds in struct gs_health_cfg, or SIZE_MAX: fixed */
+    size_t need_off;            /* uint32_t seconds in struct gs_health_cfg, or SIZE_MAX: fixed, or parts */
     uint32_t fixed_s;
     bool (*applies)(const struct gs_health *h);
     bool live_only;             /* its counters are not in the recorder's samples */
+    bool (*parts)(const struct gs_health *h, double have, struct gs_unevaluated *u); /* a check with parts */
 } hwindows[] = {
-    { "proc.memory_leak", offsetof(struct gs_health_cfg, leak_min_s), 0, any_procs, false },
-    { "proc.idle_memory", offsetof(struct gs_health_cfg, idle_min_s), 0, any_gpu, false },
-    { "thermal.fan_stuck", offsetof(struct gs_health_cfg, fan_stuck_min_s), 0, any_fan, false },
-    { "pcie.replay_rate", SIZE_MAX, 60, any_gpu, true },
-    { "gpu.busy_no_process", offsetof(struct gs_health_cfg, busy_min_s), 0, any_gpu, false },
-    { "job.gpu_lagging", offsetof(struct gs_health_cfg, lag_min_s), 0, many_gpus, false },
-    { "proc.input_stall", SIZE_MAX, 3, any_procs, false }, /* a cycle and a half of the shortest (2 s) period */
-    { "ecc.sbe_storm", SIZE_MAX, 10, any_gpu, true },
+    { "proc.memory_leak", offsetof(struct gs_health_cfg, leak_min_s), 0, any_procs, false, NULL },
+    { "proc.idle_memory", offsetof(struct gs_health_cfg, idle_min_s), 0, any_gpu, false, NULL },
+    { "thermal.fan_stuck", SIZE_MAX, 0, any_fan, false, fan_window }, /* stuck while hot, and flat */
+    { "pcie.replay_rate", SIZE_MAX, 60, any_gpu, true, NULL },
+    { "gpu.busy_no_process", offsetof(struct gs_health_cfg, busy_min_s), 0, any_gpu, false, NULL },
+    { "job.gpu_lagging", offsetof(struct gs_health_cfg, lag_min_s), 0, many_gpus, false, NULL },
+    { "proc.input_stall", SIZE_MAX, 0, any_procs, false, saw_window }, /* periods of 2-60 s */
+    { "ecc.sbe_storm", SIZE_MAX, 10, any_gpu, true, NULL },
 };
 
 void gs_health_set_live_start(struct gs_health *h, int64_t t_ms)
@@ -633,15 +677,18 @@ size_t gs_health_unevaluated(const struct gs_health *h, struct gs_unevaluated *o
     size_t n = 0;
     for (size_t i = 0; i < sizeof(hwindows) / sizeof(hwindows[0]) && n < cap; i++) {
         const struct hwindow *w = &hwindows[i];
+        struct gs_unevaluated *u = &out[n];
         double have = w->live_only ? live : all;
-        uint32_t need = w->fixed_s;
+        memset(u, 0, sizeof(*u));
+        u->need_s = w->fixed_s;
         if (w->need_off != SIZE_MAX)
-            memcpy(&need, (const char *)&h->cfg + w->need_off, sizeof(need));
-        if (!h->have_snap || have + 1e-9 >= need || !w->applies(h))
+            memcpy(&u->need_s, (const char *)&h->cfg + w->need_off, sizeof(u->need_s));
+        if (!h->have_snap || !w->applies(h))
             continue;
-        snprintf(out[n].code, sizeof(out[n].code), "%s", w->code);
-        out[n].need_s = need;
-        out[n].have_s = have;
+        if (w->parts ? !w->parts(h, have, u) : have + 1e-9 >= u->need_s)
+            continue;
+        snprintf(u->code, sizeof(u->code), "%s", w->code);
+        u->have_s = have;
         n++;
     }
     return n;

@@ -220,11 +220,14 @@ void gs_health_set_frameworks(struct gs_health *h, const struct gs_framework *v,
 /* NULL: no history (the monthly comparison is then "not evaluated"). */
 void gs_health_set_trend(struct gs_health *h, const struct gs_trend *t);
 
-/* A check the window was too short for (doctor lists them, --window gives them time). */
+/* A check the window was too short for, whole or in part (doctor lists them,
+ * --window gives them time). */
 struct gs_unevaluated {
     char code[32];
-    uint32_t need_s;      /* window it needs */
+    uint32_t need_s;      /* window the whole check needs */
     double have_s;        /* window there was */
+    char judged[112];     /* what that window allowed, for checks with parts ("periods up to 6.7 s"); "" if none */
+    double longest_s;     /* proc.input_stall: the longest period the window could judge (0: none); else 0 */
 };
 /* Ticks before t_ms came from the recorder (they lack PCIe replay and ECC
  * counters): the checks of those counters need their window from t_ms on. */

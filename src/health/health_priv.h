@@ -189,6 +189,8 @@ void hc_gpu_drm(struct gs_health *h, const struct hgpu *g, struct gs_findings *o
 void hc_fan(struct gs_health *h, const struct hgpu *g, struct gs_findings *out);
 /* checks_proc.c */
 void hc_procs(struct gs_health *h, struct gs_findings *out);
+/* The span (s) of the samples the sawtooth check judges, on the GPU with most; *n: how many. */
+double hp_saw_span(const struct gs_health *h, size_t *n);
 void hc_jobs(struct gs_health *h, struct gs_findings *out);
 /* The environment facts of a visible process (read once): CUDA_VISIBLE_DEVICES and the job identity. */
 void hp_env(struct gs_health *h, struct hproc *p);

@@ -107,15 +107,19 @@ static double http_unix_s(void)
 #define HTTP_KEEPALIVE_MAX 100
 
 /* Remember on the connection whether its latest answer was an error (the
- * guard closes those first when full); true when it should close after it. */
-static bool http_mark(struct MHD_Connection *c, unsigned status)
+ * guard closes those first when full) and whether it closes after it (then the
+ * guard neither counts nor evicts it); true when it should close after it. */
+static bool http_mark(struct MHD_Connection *c, unsigned status, bool ending)
 {
     const union MHD_ConnectionInfo *sc = MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     struct gs_http_conn *hc = sc ? sc->socket_context : NULL;
+    const char *conn = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONNECTION);
     if (!hc)
         return false;
+    bool last = ++hc->answered >= HTTP_KEEPALIVE_MAX;
     hc->failed = status >= 400;
-    return ++hc->answered >= HTTP_KEEPALIVE_MAX;
+    hc->ending = ending || last || (conn && strcasestr(conn, "close"));
+    return last;
 }
 
 static enum MHD_Result http_queue(struct MHD_Connection *c, unsigned status, struct MHD_Response *r,
@@ -123,13 +127,15 @@ static enum MHD_Result http_queue(struct MHD_Connection *c, unsigned status, str
 {
     if (!r)
         return MHD_NO;
-    bool last = http_mark(c, status);
+    bool close = status == MHD_HTTP_UNAUTHORIZED || status == MHD_HTTP_TOO_MANY_REQUESTS ||
+                 status == MHD_HTTP_SERVICE_UNAVAILABLE || status == MHD_HTTP_URI_TOO_LONG ||
+                 status == MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE;
+    if (http_mark(c, status, close))
+        close = true;
     if (ctype)
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, ctype);
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    if (last || status == MHD_HTTP_UNAUTHORIZED || status == MHD_HTTP_TOO_MANY_REQUESTS ||
-        status == MHD_HTTP_SERVICE_UNAVAILABLE || status == MHD_HTTP_URI_TOO_LONG ||
-        status == MHD_HTTP_REQUEST_HEADER_FIELDS_TOO_LARGE)
+    if (close)
         MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* free the slot at once */
     enum MHD_Result ret = MHD_queue_response(c, status, r);
     MHD_destroy_response(r);
@@ -334,7 +340,7 @@ static enum MHD_Result http_unauthorized(struct http_inst *h, struct MHD_Connect
         MHD_create_response_from_buffer(strlen(body), (void *)(uintptr_t)body, MHD_RESPMEM_PERSISTENT);
     if (!r)
         return MHD_NO;
-    http_mark(c, MHD_HTTP_UNAUTHORIZED);
+    http_mark(c, MHD_HTTP_UNAUTHORIZED, true);
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, "text/plain; charset=utf-8");
     MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
     MHD_add_response_header(r, MHD_HTTP_HEADER_CONNECTION, "close"); /* free the slot at once */

@@ -23,7 +23,7 @@
 /* libmicrohttpd's own limit is above --max-connections, so that the guard sees the
  * connection that goes over and can evict an idle one for it, or mark it for a 503 */
 #define GUARD_HARD_EXTRA 16
-#define GUARD_BURST_EXTRA 1024      /* connections beyond --max-connections held to be answered 503 */
+#define GUARD_BURST_EXTRA 1024      /* connections libmicrohttpd holds beyond --max-connections (a burst waits there) */
 #define GUARD_FD_RESERVE 128        /* descriptors kept for NVML, /proc, the database, logs */
 #define GUARD_LOG_WINDOW_MS 60000
 
@@ -33,6 +33,8 @@ struct gs_http_guard {
     pthread_t thread;
     bool stop;
     uint32_t deadline_ms, soft_limit, per_ip;
+    uint32_t grace_ms;              /* a connection without a whole request is evictable after this */
+    uint32_t high_water;            /* beyond this many, the reaper closes them after grace_ms */
     struct gs_http_conn *head, *tail; /* oldest first (by since_ms: moved to the tail when idle again) */
     uint32_t n;
     uint32_t nclosing;              /* of which shut down by the guard, on their way out */
@@ -73,6 +75,17 @@ static void guard_append(struct gs_http_guard *g, struct gs_http_conn *c)
     g->n++;
 }
 
+/* Whom the guard may close to make room: idle connections whose last answer was an
+ * error (401, 429, 400...), those that have not sent a whole request for the grace
+ * period (slow, or still in their handshake), idle keep-alive ones. */
+enum guard_pass { GUARD_FAILED, GUARD_UNSENT, GUARD_KEPT };
+
+/* Connections that count toward the limits: neither closing nor over. */
+static uint32_t guard_live(const struct gs_http_guard *g)
+{
+    return g->n - g->nclosing - g->nover;
+}
+
 /* Shut c down (once); the caller holds the lock, so c's descriptor is still open. */
 static void guard_shut(struct gs_http_guard *g, struct gs_http_conn *c)
 {
@@ -84,24 +97,26 @@ static void guard_shut(struct gs_http_guard *g, struct gs_http_conn *c)
     shutdown(c->fd, SHUT_RDWR);
 }
 
-/* Which connections to close first when full: idle ones whose last answer was
- * an error (401, 429, 400...), then those that never completed a request (slow
- * or still in their handshake), then idle keep-alive ones; oldest first.
- * Connections marked over are left to their 503. */
-static bool guard_evictable(const struct gs_http_conn *o, int pass)
+/* Which connections may be closed to make room, oldest first (enum guard_pass). */
+static bool guard_evictable(const struct gs_http_guard *g, const struct gs_http_conn *o, int pass,
+                            uint64_t now)
 {
     if (o->busy || o->closing || o->over)
         return false;
-    return pass == 0 ? o->served && o->failed : pass == 1 ? !o->served : true;
+    if (pass == GUARD_FAILED)
+        return o->served && o->failed;
+    if (pass == GUARD_UNSENT) /* younger: perhaps a burst's request not read yet, unless near the hard limit */
+        return !o->served && now - o->since_ms >= g->grace_ms;
+    return o->served && !o->ending;
 }
 
-/* Close one connection to make room for newest; false when every other one is
- * being answered (newest is then answered 503). */
-static bool guard_evict(struct gs_http_guard *g, struct gs_http_conn *newest)
+/* Close one connection, trying the passes in passes[0..npass), to make room for c; false when none may be closed. */
+static bool guard_evict(struct gs_http_guard *g, const struct gs_http_conn *c, const int *passes, int npass)
 {
-    for (int pass = 0; pass < 3; pass++)
-        for (struct gs_http_conn *o = g->head; o && o != newest; o = o->next)
-            if (guard_evictable(o, pass)) {
+    uint64_t now = (uint64_t)gs_clock_mono_ms();
+    for (int i = 0; i < npass; i++)
+        for (struct gs_http_conn *o = g->head; o; o = o->next)
+            if (o != c && guard_evictable(g, o, passes[i], now)) {
                 guard_shut(g, o);
                 g->st.evicted++;
                 return true;
@@ -139,17 +154,29 @@ static void guard_mark_over(struct gs_http_guard *g, struct gs_http_conn *c)
     g->st.over++;
 }
 
+/* Connections that count and are admitted (answered, or kept alive after an answer). */
+static uint32_t guard_admitted(const struct gs_http_guard *g, const struct gs_http_conn *c)
+{
+    uint32_t n = 0;
+    for (const struct gs_http_conn *o = g->head; o; o = o->next)
+        n += o != c && !o->closing && !o->over && (o->busy || (o->served && !o->ending));
+    return n;
+}
+
+/* A new connection is admitted to send its request: a slot is made for it when one
+ * may be, otherwise it waits (held by libmicrohttpd, bounded by its hard limit). */
 void gs_http_guard_started(struct gs_http_guard *g, struct gs_http_conn *c)
 {
+    static const int passes[] = { GUARD_FAILED, GUARD_UNSENT };
     c->since_ms = (uint64_t)gs_clock_mono_ms();
-    c->busy = c->closing = c->served = c->failed = c->over = false;
+    c->busy = c->closing = c->served = c->failed = c->over = c->ending = false;
     pthread_mutex_lock(&g->lock);
     guard_append(g, c);
     if (g->per_ip && guard_from_addr(g, c) >= g->per_ip)
         guard_mark_over(g, c);
-    else if (g->n - g->nclosing - g->nover > g->soft_limit && !guard_evict(g, c))
-        guard_mark_over(g, c);
-    if (g->n == 1)
+    else if (guard_live(g) > g->soft_limit)
+        guard_evict(g, c, passes, 2);
+    if (g->n == 1 || guard_live(g) == g->high_water + 1) /* the first, or now crowded: reap sooner */
         pthread_cond_signal(&g->wake);
     pthread_mutex_unlock(&g->lock);
 }
@@ -165,9 +192,15 @@ void gs_http_guard_closed(struct gs_http_guard *g, struct gs_http_conn *c)
     pthread_mutex_unlock(&g->lock);
 }
 
+/* A whole request: answered when fewer than soft_limit others are (or kept alive),
+ * or when an idle one can be closed for it; otherwise marked over (503). */
 void gs_http_guard_busy(struct gs_http_guard *g, struct gs_http_conn *c)
 {
+    static const int passes[] = { GUARD_FAILED, GUARD_KEPT };
     pthread_mutex_lock(&g->lock);
+    if (!c->served && !c->over && !c->closing && guard_admitted(g, c) >= g->soft_limit &&
+        !guard_evict(g, c, passes, 2))
+        guard_mark_over(g, c);
     c->busy = true;
     pthread_mutex_unlock(&g->lock);
 }
@@ -215,20 +248,28 @@ unsigned gs_http_guard_hard_limit(uint32_t max_connections)
 
 /* ---- 2. the reaper ------------------------------------------------------------------------ */
 
-/* Shut down every connection past its deadline; returns when the next one is due (0: none). */
+/* Shut down every connection past its deadline, and, while more than high_water
+ * are open, every one that has not sent a whole request within the grace period;
+ * returns when the next one is due (0: none). */
 static uint64_t guard_reap(struct gs_http_guard *g, uint64_t now)
 {
+    bool crowded = guard_live(g) > g->high_water;
     uint64_t next = 0;
     for (struct gs_http_conn *c = g->head; c; c = c->next) {
         if (c->busy || c->closing)
             continue;
-        uint64_t due = c->since_ms + g->deadline_ms;
+        bool early = crowded && !c->served;
+        uint64_t due = c->since_ms + (early ? g->grace_ms : g->deadline_ms);
         if (due <= now) {
             guard_shut(g, c);
-            g->st.deadline_closed++;
-        } else {
+            if (early)
+                g->st.evicted++;
+            else
+                g->st.deadline_closed++;
+        } else if (!next || due < next) {
             next = due;
-            break; /* ordered by since_ms: the rest are younger */
+            if (!crowded)
+                break; /* ordered by since_ms: the rest are younger */
         }
     }
     /* busy or closing connections alone: look again after a deadline */
@@ -264,6 +305,9 @@ struct gs_http_guard *gs_http_guard_new(uint32_t deadline_ms, uint32_t soft_limi
     g->deadline_ms = deadline_ms ? deadline_ms : 1;
     g->soft_limit = soft_limit ? soft_limit : 1;
     g->per_ip = per_ip;
+    g->grace_ms = g->deadline_ms / 2;
+    /* half of the extra room libmicrohttpd holds */
+    g->high_water = g->soft_limit + (gs_http_guard_hard_limit(g->soft_limit) - g->soft_limit) / 2;
     pthread_mutex_init(&g->lock, NULL);
     pthread_mutex_init(&g->log_lock, NULL);
     pthread_condattr_init(&ca);

@@ -7,16 +7,23 @@
  *     is accepted (or its previous response was sent) until its request's
  *     headers are complete, at most --timeout seconds, however slowly the
  *     bytes trickle in (libmicrohttpd's own timeout only counts idle time);
- *   - when the connections reach --max-connections, the oldest one that is
- *     not being answered is closed to make room: first among idle ones whose
- *     last answer was an error, then among those that never sent a whole
- *     request (slow, or still in their handshake), only then among idle
- *     keep-alive ones (Prometheus's), so a flood of slow connections from many
- *     addresses can fill neither every slot nor evict the scraper;
- *   - a connection beyond --max-connections-per-ip from one address, or
- *     beyond --max-connections when every other one is being answered, is
- *     marked "over": it is answered 503 with Retry-After (http.c) rather than
- *     closed silently, and counts toward no limit of the others;
+ *   - room is made at --max-connections in two steps. A new connection beyond
+ *     it closes the oldest one that is not being answered: first among idle
+ *     ones whose last answer was an error, then among those that have not sent
+ *     a whole request for half the deadline (slow, or still in their
+ *     handshake); a younger one may be a burst's connection whose request is
+ *     only waiting to be read, so none is closed then and the new one waits
+ *     (libmicrohttpd holds --max-connections + 1024; beyond half of that extra
+ *     room the reaper closes those past the half deadline). A whole request
+ *     is answered while fewer than --max-connections others are answered or
+ *     kept alive, or when an idle one (an error's, then a keep-alive one) can
+ *     be closed for it; otherwise it is marked "over". So every connection
+ *     that sent a request gets a status, and a flood of slow connections from
+ *     many addresses can neither fill every slot nor evict the scraper;
+ *   - a connection beyond --max-connections-per-ip from one address is marked
+ *     "over" at once. A connection marked over is answered 503 with
+ *     Retry-After (http.c) rather than closed silently, and counts toward no
+ *     limit of the others;
  *   - rate-limited logging, so a flood cannot fill the journal.
  *
  * A connection is closed from the guard's thread with shutdown(2), never
@@ -42,6 +49,7 @@ struct gs_http_conn {
     bool served;                      /* answered a request already (a keep-alive client) */
     bool failed;                      /* ... and the last answer was an error (set by http.c) */
     bool over;                        /* beyond a connection limit: answered 503 + Retry-After */
+    bool ending;                      /* its answer closes it (set by http.c): neither counted nor evicted */
     struct sockaddr_storage addr;     /* the client */
     socklen_t addrlen;
     /* for http.c */
@@ -60,7 +68,7 @@ struct gs_http_guard_stats {
 
 struct gs_http_guard;
 
-/* deadline_ms: a whole request must arrive within it; soft_limit: evict (or
+/* deadline_ms: a whole request must arrive within it; soft_limit: make room (or
  * mark over) beyond this many connections; per_ip: mark over beyond this many
  * from one address (0: no limit). NULL on out of memory or no thread. */
 struct gs_http_guard *gs_http_guard_new(uint32_t deadline_ms, uint32_t soft_limit, uint32_t per_ip);
@@ -69,7 +77,8 @@ void gs_http_guard_free(struct gs_http_guard *g);
 /* libmicrohttpd's callbacks, forwarded by http.c (any thread). */
 void gs_http_guard_started(struct gs_http_guard *g, struct gs_http_conn *c);
 void gs_http_guard_closed(struct gs_http_guard *g, struct gs_http_conn *c);
-/* Headers complete: the request is answered now (no deadline until done). */
+/* Headers complete: the request is answered now (no deadline until done), or
+ * marked over when --max-connections others are answered or kept alive. */
 void gs_http_guard_busy(struct gs_http_guard *g, struct gs_http_conn *c);
 /* Response sent: the deadline for the next request starts now. */
 void gs_http_guard_idle(struct gs_http_guard *g, struct gs_http_conn *c);

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
-# 3114-serve-burst.py HOST PORT N - open N connections to `gpuscope serve` at once (non-blocking,
-# loopback), send each a GET /metrics, and print how they ended: the status codes, "no-status"
-# (closed without a response), "503-no-retry-after", "unfinished" after 60 s, "refused".
+# 3114-serve-burst.py HOST PORT N [ADDRS] - open N connections to `gpuscope serve` at once
+# (non-blocking, loopback), send each a GET /metrics, and print how they ended: the status codes,
+# "no-status" (closed without a response), "503-no-retry-after", "unfinished" after 60 s, "refused".
+# ADDRS: the connections come from that many source addresses in turn, 127.0.1.1 onwards (default:
+# the kernel's choice, 127.0.0.1).
 import socket, sys, time, selectors, collections
 host, port, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+addrs = int(sys.argv[4]) if len(sys.argv) > 4 else 0
 req = b"GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
 sel = selectors.DefaultSelector()
 socks = []
@@ -12,6 +15,9 @@ for i in range(n):
     s = socket.socket()
     s.setblocking(False)
     try:
+        if addrs:
+            k = i % addrs
+            s.bind(("127.0.%d.%d" % (1 + k // 250, 1 + k % 250), 0))
         s.connect((host, port))
     except BlockingIOError:
         pass

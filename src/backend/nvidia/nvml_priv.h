@@ -71,6 +71,7 @@ struct nvml_device {
     bool temp_legacy;                  /* TemperatureV refused: use GetTemperature */
     bool mig_on;                       /* MIG enabled: no per-process utilization */
     bool energy_fv_refused;            /* field 83 refused: energy by its own call */
+    bool power_fv_refused;             /* field 185 refused: power by nvmlDeviceGetPowerUsage */
     uint32_t fan_count;                /* from nvmlDeviceGetNumFans; 0 = unknown */
     bool plist_unsup[NVML_PL_COUNT];   /* this list answered NOT_SUPPORTED */
     bool putil_unsup;                  /* per-process utilization NOT_SUPPORTED */

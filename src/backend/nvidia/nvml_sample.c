@@ -81,7 +81,7 @@ static const struct nvml_reader nvml_readers[] = {
          GS_F_PCIE_ROLLOVER, GS_F_PCIE_ATOMICS_OUT, GS_F_PCIE_ATOMICS_IN, GS_F_POWER_MEM_AVG),
       FN(field_values), FN(energy), 0, 0, nvml_read_fv_fast, "field values" },
     { FL(GS_F_FAN_SPEED), FN(fan_speed_v2), FN(fan_speed), 0, 0, nvml_read_fans, "fan speed" },
-    { FL(GS_F_POWER), FN(power_usage), NO_FN, DST(power_mw), 0, nvml_read_uint, "power usage" },
+    { FL(GS_F_POWER), FN(power_usage), NO_FN, DST(power_mw), 0, nvml_read_power, "power usage" },
     { FL(GS_F_POWER_LIMIT), FN(power_limit), NO_FN, DST(power_limit_mw), 0, nvml_read_uint,
       "power limit" },
     { FL(GS_F_POWER_ENFORCED), FN(power_enforced), NO_FN, DST(power_enforced_limit_mw), 0,

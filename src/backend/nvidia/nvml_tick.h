@@ -36,6 +36,7 @@ struct nvml_tick {
     struct gs_sample *s;
     struct gs_fmask want;   /* the fields asked for in this tick */
     bool error;             /* some field got GS_ST_ERROR */
+    bool power_done;        /* power came with the field-values call (nvml_fvfast.c) */
     struct nvml_fvs_batch fvs; /* the slow counters' field values (nvml_fvslow.c) */
 };
 
@@ -129,6 +130,8 @@ void nvml_read_nvlink(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_fabric(struct nvml_tick *t, const struct nvml_reader *rd);
 /* nvml_fvfast.c */
 void nvml_read_fv_fast(struct nvml_tick *t, const struct nvml_reader *rd);
+/* Power by nvmlDeviceGetPowerUsage, unless this tick's field values gave it. */
+void nvml_read_power(struct nvml_tick *t, const struct nvml_reader *rd);
 
 /* The NVLink count from field 91's entry fv (r: its result) into d (nvml_read_link.c). */
 void nvml_set_links(struct nvml_tick *t, const nvmlFieldValue_t *fv, nvmlReturn_t r);

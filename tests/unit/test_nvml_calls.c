@@ -1,0 +1,107 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * test_nvml_calls.c - readings that come with fewer NVML calls (issue 24), each
+ * against its fallback: power usage from field 185 of the tick's field-values
+ * call, the function where the GPU refuses the field (decided once), and the
+ * fault lines of nvmlDeviceGetPowerUsage hitting the field's entry too. Tests
+ * needing a simulator profile that is not built are skipped.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "core/sampler.h"
+#include "sim_env.h"
+
+/* GPU 0 gives its 1 s average power as field 185; GPU 1 (GA100 and older) has none. */
+static const char *const power_scn = "gpu count=2 power=250W power_instant=260W\n"
+                                     "gpu 1 unsupported=power_average power=120W\n";
+
+static void test_power_field(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    (void)state;
+    NEED_SIM("current");
+    setenv("GPUSCOPE_SIM_CLOCK", "fixed:5", 1);
+    assert_int_equal(sim_fx_open_on(&fx, "current", sim_write_scenario(power_scn), NULL), 0);
+    unsigned long long fn0 = sim_calls("nvmlDeviceGetPowerUsage");
+    for (int k = 0; k < 4; k++) {
+        assert_int_equal(sim_fx_snap(&fx), 0);
+        assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_POWER));
+        assert_int_equal(fx.snap.gpus[0].s.power_mw, 250000); /* the average, not the instant */
+        assert_true(gs_sample_has(&fx.snap.gpus[1].s, GS_F_POWER));
+        assert_int_equal(fx.snap.gpus[1].s.power_mw, 120000);
+    }
+    /* GPU 0 never by its function; GPU 1 by its function at every tick */
+    assert_int_equal(sim_calls("nvmlDeviceGetPowerUsage") - fn0, 4);
+    sim_fx_close(&fx);
+    unsetenv("GPUSCOPE_SIM_CLOCK");
+}
+
+/* Field values missing altogether: power by its function, as before. */
+static void test_power_no_field_values(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    (void)state;
+    NEED_SIM("current");
+    setenv("GPUSCOPE_SIM_CLOCK", "fixed:5", 1);
+    assert_int_equal(sim_fx_open_on(&fx, "current",
+                                    sim_write_scenario("gpu count=1 power=250W unsupported=field_values\n"), NULL),
+                     0);
+    unsigned long long fn0 = sim_calls("nvmlDeviceGetPowerUsage");
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(sim_fx_snap(&fx), 0);
+        assert_int_equal(fx.snap.gpus[0].s.power_mw, 250000);
+    }
+    assert_int_equal(sim_calls("nvmlDeviceGetPowerUsage") - fn0, 3);
+    sim_fx_close(&fx);
+    unsetenv("GPUSCOPE_SIM_CLOCK");
+}
+
+/* A fault of nvmlDeviceGetPowerUsage hits the field's entry, counted as its calls: an error
+ * at the second tick only (the field is not refused for it), a GPU lost at the third. */
+static void test_power_field_faults(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    (void)state;
+    NEED_SIM("current");
+    assert_int_equal(sim_fx_open_on(&fx, "current", sim_write_scenario(power_scn),
+                                    "nvmlDeviceGetPowerUsage gpu=0 call=2 error=UNKNOWN"),
+                     0);
+    unsigned long long fn0 = sim_calls("nvmlDeviceGetPowerUsage");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), -GS_E_BACKEND);
+    assert_int_equal(fx.snap.gpus[0].s.status[GS_F_POWER], GS_ST_ERROR);
+    assert_non_null(strstr(fx.snap.gpus[0].last_error, "power"));
+    assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_TEMP_GPU));
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_POWER));
+    assert_int_equal(sim_calls("nvmlDeviceGetPowerUsage") - fn0, 3); /* GPU 1's only */
+    sim_fx_close(&fx);
+
+    assert_int_equal(sim_fx_open_on(&fx, "current", sim_write_scenario(power_scn),
+                                    "nvmlDeviceGetPowerUsage gpu=0 call=3 error=GPU_IS_LOST persist"),
+                     0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), -GS_E_GPU_LOST);
+    assert_int_equal(fx.snap.gpus[0].state, GS_GPU_LOST);
+    assert_int_equal(fx.snap.gpus[0].s.status[GS_F_POWER], GS_ST_GPU_LOST);
+    assert_int_equal(fx.snap.gpus[1].state, GS_GPU_OK);
+    sim_fx_close(&fx);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_power_field),
+        cmocka_unit_test(test_power_no_field_values),
+        cmocka_unit_test(test_power_field_faults),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

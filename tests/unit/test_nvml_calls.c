@@ -3,7 +3,9 @@
  * test_nvml_calls.c - readings that come with fewer NVML calls (issue 24), each
  * against its fallback: power usage from field 185 of the tick's field-values
  * call, the function where the GPU refuses the field (decided once), and the
- * fault lines of nvmlDeviceGetPowerUsage hitting the field's entry too. Tests
+ * fault lines of nvmlDeviceGetPowerUsage hitting the field's entry too; the
+ * P-state read when a P-state event says it changed, every tick on a GPU
+ * without events or when nobody drains the event queue. Tests
  * needing a simulator profile that is not built are skipped.
  */
 #include <setjmp.h>
@@ -11,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -96,12 +99,69 @@ static void test_power_field_faults(void **state)
     sim_fx_close(&fx);
 }
 
+static void set_clock(const char *path, double t)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fprintf(f, "%.3f\n", t);
+    fclose(f);
+}
+
+/* GPU 0 sends P-state events, GPU 1 none: P8 until t = 20, then P0. */
+static void test_pstate_events(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    char clock[64], env[80];
+    (void)state;
+    NEED_SIM("current");
+    const char *scn = sim_write_scenario("gpu count=2 pstate=step(8,0,20)\ngpu 1 unsupported=events\n");
+    sim_setup("current", scn, NULL);
+    snprintf(clock, sizeof(clock), "/tmp/gs-test-pclock-%d", (int)getpid());
+    snprintf(env, sizeof(env), "file:%s", clock);
+    setenv("GPUSCOPE_SIM_CLOCK", env, 1);
+    set_clock(clock, 10);
+    fx.o.want_host = false;
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0); /* the first tick reads both */
+    unsigned long long p0 = sim_calls("nvmlDeviceGetPerformanceState");
+    set_clock(clock, 12);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetPerformanceState") - p0, 1); /* GPU 1's only */
+    assert_int_equal(fx.snap.gpus[0].s.pstate, 8);
+    assert_true(gs_sample_has(&fx.snap.gpus[0].s, GS_F_PSTATE)); /* held, with its age */
+    set_clock(clock, 21); /* P8 -> P0: the event says so, both read, neither passed on as an event */
+    p0 = sim_calls("nvmlDeviceGetPerformanceState");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetPerformanceState") - p0, 2);
+    assert_int_equal(fx.snap.gpus[0].s.pstate, 0);
+    assert_int_equal(fx.snap.gpus[0].s.age_ms[GS_F_PSTATE], 0);
+    assert_int_equal(fx.snap.gpus[1].s.pstate, 0);
+    assert_int_equal(fx.snap.nevents, 0);
+    p0 = sim_calls("nvmlDeviceGetPerformanceState");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetPerformanceState") - p0, 1); /* held again */
+    sim_fx_close(&fx);
+
+    /* Nobody drains the queue (no Xids wanted): read at every tick. */
+    set_clock(clock, 10);
+    fx.o.want = gs_fmask_of(GS_F_PSTATE);
+    assert_int_equal(sim_fx_open(&fx), 0);
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    p0 = sim_calls("nvmlDeviceGetPerformanceState");
+    assert_int_equal(sim_fx_snap(&fx), 0);
+    assert_int_equal(sim_calls("nvmlDeviceGetPerformanceState") - p0, 2);
+    sim_fx_close(&fx);
+    unlink(clock);
+    unsetenv("GPUSCOPE_SIM_CLOCK");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_power_field),
         cmocka_unit_test(test_power_no_field_values),
         cmocka_unit_test(test_power_field_faults),
+        cmocka_unit_test(test_pstate_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

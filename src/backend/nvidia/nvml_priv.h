@@ -98,6 +98,8 @@ struct nvml_device {
     struct nvml_pmap pmap;             /* PID -> index into this tick's gs_gpu.procs */
     struct nvml_pmap amap;             /* PID -> index into ucache, or names (rebuilt before each use) */
     bool events_on;                    /* registered for Xid/ECC events (main thread) */
+    bool pstate_events;                /* ... and for P-state events (NVML_HOLD_UNTIL_EVENT) */
+    uint64_t drain_seq_seen;           /* ctx->drain_seq at this GPU's last scheduled tick */
     /* The read schedule (nvml_sched.c), main thread only: the slow-changing
      * readings' last values (at their own offsets), when each field was read
      * (0: never, or its last read failed), when they are all due again, and
@@ -136,6 +138,7 @@ struct nvml_ctx {
     struct gs_bdev **bdevs;            /* ndev pointers into devs, for discover */
     nvmlEventSet_t events;             /* created on the first events() call */
     bool events_tried;                 /* ... which happens once */
+    uint64_t drain_seq;                /* event queue drained to empty this many times */
     uint64_t sched_period_ns;          /* slow-changing readings: read this often (and on events) */
     struct nvml_xname xnames[NVML_XNAME_SLOTS]; /* names any GPU holds, by PID (sampler thread) */
     struct gs_fmask sched_every_tick;  /* ... except these, read at every tick (gs_backend_opts) */

@@ -47,6 +47,7 @@ enum nvml_hold {
     NVML_HOLD_WHILE_ZERO,   /* ... only while its last value was 0 (a u32), else read every tick */
     NVML_HOLD_WHILE_PSTATE, /* ... only while P-state and clock event reasons are as they were at
                              * its last read (both read earlier in the same tick) */
+    NVML_HOLD_UNTIL_EVENT,  /* ... only while the GPU sends P-state events and none came */
 };
 struct nvml_span {
     uint16_t off, len;

@@ -4,6 +4,7 @@
  * against its fallback: power usage from field 185 of the tick's field-values
  * call, the function where the GPU refuses the field (decided once), and the
  * fault lines of nvmlDeviceGetPowerUsage hitting the field's entry too; the
+ * power limits from the slow batch (fields 192, 190) and their functions; the
  * P-state read when a P-state event says it changed, every tick on a GPU
  * without events or when nobody drains the event queue. Tests
  * needing a simulator profile that is not built are skipped.
@@ -99,6 +100,38 @@ static void test_power_field_faults(void **state)
     sim_fx_close(&fx);
 }
 
+/* The power limits from fields 192 and 190 of the slow batch; GPU 1 has none: the functions,
+ * once (NOT_SUPPORTED is not asked again), as before. */
+static void test_power_limit_fields(void **state)
+{
+    struct sim_fx fx = SIM_FX_INIT;
+    (void)state;
+    NEED_SIM("current");
+    setenv("GPUSCOPE_READ_PERIOD_MS", "0", 1); /* every reading at every tick */
+    setenv("GPUSCOPE_SIM_CLOCK", "fixed:5", 1);
+    assert_int_equal(sim_fx_open_on(&fx, "current",
+                                    sim_write_scenario("gpu count=2 power_limit=300W power_enforced=280W\n"
+                                                       "gpu 1 unsupported=power_limit\n"),
+                                    NULL),
+                     0);
+    unsigned long long l0 = sim_calls("nvmlDeviceGetPowerManagementLimit");
+    unsigned long long e0 = sim_calls("nvmlDeviceGetEnforcedPowerLimit");
+    for (int k = 0; k < 3; k++) {
+        assert_int_equal(sim_fx_snap(&fx), 0);
+        const struct gs_sample *s = &fx.snap.gpus[0].s;
+        assert_true(gs_sample_has(s, GS_F_POWER_LIMIT) && gs_sample_has(s, GS_F_POWER_ENFORCED));
+        assert_int_equal(s->power_limit_mw, 300000);
+        assert_int_equal(s->power_enforced_limit_mw, 280000);
+        assert_int_equal(fx.snap.gpus[1].s.status[GS_F_POWER_LIMIT], GS_ST_NOT_SUPPORTED);
+        assert_int_equal(fx.snap.gpus[1].s.status[GS_F_POWER_ENFORCED], GS_ST_NOT_SUPPORTED);
+    }
+    assert_int_equal(sim_calls("nvmlDeviceGetPowerManagementLimit") - l0, 1); /* GPU 1, once */
+    assert_int_equal(sim_calls("nvmlDeviceGetEnforcedPowerLimit") - e0, 1);
+    sim_fx_close(&fx);
+    unsetenv("GPUSCOPE_READ_PERIOD_MS");
+    unsetenv("GPUSCOPE_SIM_CLOCK");
+}
+
 static void set_clock(const char *path, double t)
 {
     FILE *f = fopen(path, "w");
@@ -161,6 +194,7 @@ int main(void)
         cmocka_unit_test(test_power_field),
         cmocka_unit_test(test_power_no_field_values),
         cmocka_unit_test(test_power_field_faults),
+        cmocka_unit_test(test_power_limit_fields),
         cmocka_unit_test(test_pstate_events),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -197,7 +197,8 @@ struct gs_fmask gs_nvml_mig_gpm_missing(const struct nvml_fns *f);
 enum nvml_fvs {
     NVML_FVS_ECC_CUR, NVML_FVS_ECC_PEND, NVML_FVS_SBE_VOL, NVML_FVS_DBE_VOL, NVML_FVS_SBE_AGG,
     NVML_FVS_DBE_AGG, NVML_FVS_RET_SBE, NVML_FVS_RET_DBE, NVML_FVS_RET_PEND, NVML_FVS_REPLAY,
-    NVML_FVS_REMAP_COR, NVML_FVS_REMAP_UNC, NVML_FVS_REMAP_PEND, NVML_FVS_REMAP_FAIL, NVML_FVS__N
+    NVML_FVS_REMAP_COR, NVML_FVS_REMAP_UNC, NVML_FVS_REMAP_PEND, NVML_FVS_REMAP_FAIL, NVML_FVS_PWR_LIMIT,
+    NVML_FVS_PWR_ENFORCED, NVML_FVS__N
 };
 struct nvml_fvs_batch {
     bool done;                          /* asked in this tick */

@@ -82,10 +82,10 @@ static const struct nvml_reader nvml_readers[] = {
       FN(field_values), FN(energy), 0, 0, nvml_read_fv_fast, "field values" },
     { FL(GS_F_FAN_SPEED), FN(fan_speed_v2), FN(fan_speed), 0, 0, nvml_read_fans, "fan speed" },
     { FL(GS_F_POWER), FN(power_usage), NO_FN, DST(power_mw), 0, nvml_read_power, "power usage" },
-    { FL(GS_F_POWER_LIMIT), FN(power_limit), NO_FN, DST(power_limit_mw), 0, nvml_read_uint,
+    { FL(GS_F_POWER_LIMIT), FN(power_limit), NO_FN, DST(power_limit_mw), NVML_FVS_PWR_LIMIT, nvml_read_fvs_uint,
       "power limit" },
-    { FL(GS_F_POWER_ENFORCED), FN(power_enforced), NO_FN, DST(power_enforced_limit_mw), 0,
-      nvml_read_uint, "enforced power limit" },
+    { FL(GS_F_POWER_ENFORCED), FN(power_enforced), NO_FN, DST(power_enforced_limit_mw), NVML_FVS_PWR_ENFORCED,
+      nvml_read_fvs_uint, "enforced power limit" },
     /* P-state and reasons before the clocks: the memory clock is held while they stay */
     { FL(GS_F_PSTATE), FN(pstate), NO_FN, 0, 0, nvml_read_pstate, "performance state" },
     { FL(GS_F_THROTTLE), FN(current_reasons), NO_FN, DST(throttle_reasons), 0, nvml_read_ull,

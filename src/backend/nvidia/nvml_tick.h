@@ -99,6 +99,8 @@ void nvml_sched_end(struct nvml_tick *t, const struct nvml_sched *sc);
 /* ---- the readers (nvml_reader.read) ---- */
 /* nvml_read_util.c */
 void nvml_read_uint(struct nvml_tick *t, const struct nvml_reader *rd);
+/* A u32 reading from the slow batch's field rd->arg (enum nvml_fvs), else by its function. */
+void nvml_read_fvs_uint(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_enable(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_ull(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_clock(struct nvml_tick *t, const struct nvml_reader *rd);

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nvml_fvfast.c - the tick's one nvmlDeviceGetFieldValues call for the fields
- * read every tick that NVML gives that way (memory temperature, energy, the
- * violation counters, NVLink error totals, the query-fidelity fields of
+ * read every tick that NVML gives that way (power usage where the GPU gives it
+ * as field 185, memory temperature, energy, the violation counters, NVLink
+ * error totals, the query-fidelity fields of
  * nvml_fv_map), and the field value as a number, whatever its type.
  */
 #include <string.h>

@@ -149,6 +149,9 @@ int gs_sim_lost_now(struct nvmlDevice_st *g, double t);
 nvmlReturn_t gs_sim_begin_dev(struct sim_call *c, enum sim_sym sym, nvmlDevice_t dev, int feature);
 /* Our GPU behind a handle, or NULL when it is not one (lock held). */
 struct nvmlDevice_st *gs_sim_handle(nvmlDevice_t dev);
+/* The fault lines of function sym for the call's GPU, counted as a call of sym (lock held):
+ * a field-values entry that is the same reading as sym. Delays are not applied. */
+nvmlReturn_t gs_sim_fault_as(const struct sim_call *c, enum sim_sym sym);
 /* Release the lock and return r. */
 nvmlReturn_t gs_sim_end(struct sim_call *c, nvmlReturn_t r);
 /* Count a call that needs no lock (nvmlErrorString). */

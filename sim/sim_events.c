@@ -23,7 +23,15 @@ struct nvmlEventSet_st {
     unsigned long long mask[GS_SCN_MAX_GPUS]; /* registered event types per GPU */
     double reg_t[GS_SCN_MAX_GPUS];            /* registration time per GPU */
     int cursor;                               /* next scenario event to consider */
+    double pst_t[GS_SCN_MAX_GPUS];            /* P-state events: looked at up to this time */
+    unsigned pst_last[GS_SCN_MAX_GPUS];       /* ... and the P-state then */
 };
+
+/* P-state changes are seen on the driver's refresh grid (100 ms, as GPM's counters); a wait
+ * looks at no more than this many grid points back (a clock that jumps: the change at once). */
+#define SIM_PSTATE_GRID_S 0.1
+#define SIM_PSTATE_MAX_STEPS 600
+#define SIM_ARCH_KEPLER 2 /* NVML_DEVICE_ARCH_KEPLER */
 
 /* ---- event sets ---------------------------------------------------------------- */
 
@@ -61,7 +69,12 @@ static unsigned long long sim_event_type(enum gs_scn_event_kind kind)
 
 static unsigned long long sim_supported_events(const struct sim_call *c)
 {
-    unsigned long long m = NVML_EVENT_TYPE_XID_CRITICAL | NVML_EVENT_TYPE_PSTATE | NVML_EVENT_TYPE_CLOCK;
+    /* nvml.h documents the clock event for Kepler only */
+    unsigned long long m = NVML_EVENT_TYPE_XID_CRITICAL;
+    if (!gs_sim_unsupported(c->gpu, GS_SCN_F_PSTATE))
+        m |= NVML_EVENT_TYPE_PSTATE;
+    if (gs_sim_u32(c, GS_SCN_N_ARCH) == SIM_ARCH_KEPLER)
+        m |= NVML_EVENT_TYPE_CLOCK;
     if (!gs_sim_unsupported(c->gpu, GS_SCN_F_ECC) && gs_sim_u32(c, GS_SCN_N_ECC))
         m |= NVML_EVENT_TYPE_SINGLE_BIT_ECC | NVML_EVENT_TYPE_DOUBLE_BIT_ECC;
     return m;
@@ -115,6 +128,10 @@ nvmlReturn_t nvmlDeviceRegisterEvents(nvmlDevice_t device, unsigned long long ev
         return gs_sim_end(&c, NVML_ERROR_NOT_SUPPORTED);
     if (!set->mask[c.gpu->index])
         set->reg_t[c.gpu->index] = c.t;
+    if ((eventTypes & NVML_EVENT_TYPE_PSTATE) && !(set->mask[c.gpu->index] & NVML_EVENT_TYPE_PSTATE)) {
+        set->pst_t[c.gpu->index] = c.t;
+        set->pst_last[c.gpu->index] = gs_sim_u32(&c, GS_SCN_N_PSTATE);
+    }
     set->mask[c.gpu->index] |= eventTypes;
     return gs_sim_end(&c, NVML_SUCCESS);
 }
@@ -129,6 +146,34 @@ static const struct gs_scn_event *sim_next_event(struct nvmlEventSet_st *set, do
             return e;
     }
     return NULL;
+}
+
+/* The first GPU whose P-state changed since the set last looked (on the grid), or -1;
+ * the set then looks on from that change. A lost GPU sends none. */
+static int sim_next_pstate(struct nvmlEventSet_st *set, const struct sim_call *c0, double t)
+{
+    for (int g = 0; g < gs_sim.scn->ngpus && g < GS_SCN_MAX_GPUS; g++) {
+        if (!(set->mask[g] & NVML_EVENT_TYPE_PSTATE) || gs_sim.gpus[g].lost)
+            continue;
+        struct sim_call c = *c0;
+        c.gpu = &gs_sim.gpus[g];
+        c.mig = NULL;
+        double from = set->pst_t[g];
+        if (t - from > SIM_PSTATE_GRID_S * SIM_PSTATE_MAX_STEPS || t < from)
+            from = t - SIM_PSTATE_GRID_S;
+        for (double at = floor(from / SIM_PSTATE_GRID_S + 1) * SIM_PSTATE_GRID_S;; at += SIM_PSTATE_GRID_S) {
+            c.t = at < t ? at : t;
+            unsigned p = gs_sim_u32(&c, GS_SCN_N_PSTATE);
+            set->pst_t[g] = c.t;
+            if (p != set->pst_last[g]) {
+                set->pst_last[g] = p;
+                return g;
+            }
+            if (at >= t)
+                break;
+        }
+    }
+    return -1;
 }
 
 static double sim_mono(void)
@@ -149,6 +194,13 @@ static nvmlReturn_t sim_event_wait(enum sim_sym sym, nvmlEventSet_t set, nvmlEve
         return gs_sim_end(&c, NVML_ERROR_INVALID_ARGUMENT);
     double deadline = sim_mono() + timeoutms / 1000.0;
     for (;;) {
+        int pg = sim_next_pstate(set, &c, gs_sim_now());
+        if (pg >= 0) {
+            nvmlEventData_t d = {&gs_sim.gpus[pg], NVML_EVENT_TYPE_PSTATE, 0, NVML_INSTANCE_ID_NONE,
+                                 NVML_INSTANCE_ID_NONE};
+            memcpy(data, &d, fill);
+            return gs_sim_end(&c, NVML_SUCCESS);
+        }
         const struct gs_scn_event *e = sim_next_event(set, gs_sim_now());
         if (e) {
             nvmlEventData_t d = {&gs_sim.gpus[e->gpu], sim_event_type(e->kind),

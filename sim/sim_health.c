@@ -409,6 +409,10 @@ nvmlReturn_t nvmlDeviceGetFieldValues(nvmlDevice_t device, int valuesCount, nvml
             r = sim_field_u(&c, f->fieldId, &v);
         if (r == NVML_ERROR_NOT_FOUND)
             r = sim_field_derived(&c, f->fieldId, &v);
+        if (r == NVML_SUCCESS && f->fieldId == SIM_FI_POWER_AVG && f->scopeId == 0) {
+            nvmlReturn_t e = gs_sim_fault_as(&c, SIM_SYM_nvmlDeviceGetPowerUsage); /* the same reading */
+            r = e != NVML_SUCCESS ? e : r;
+        }
         f->timestamp = now_us;
         f->latencyUsec = 0;
         f->nvmlReturn = r;

@@ -340,6 +340,12 @@ static nvmlReturn_t sim_faults(enum sim_sym sym, int gpu, unsigned *delay_ms)
     return err;
 }
 
+nvmlReturn_t gs_sim_fault_as(const struct sim_call *c, enum sim_sym sym)
+{
+    unsigned delay;
+    return c->gpu ? sim_faults(sym, c->gpu->index, &delay) : NVML_SUCCESS;
+}
+
 static void sim_sleep_unlocked(unsigned ms)
 {
     struct timespec ts = {.tv_sec = ms / 1000, .tv_nsec = (long)(ms % 1000) * 1000000L};

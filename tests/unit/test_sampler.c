@@ -537,7 +537,7 @@ static void test_nvlink_schedule(void **state)
     assert_int_equal(fx.snap.gpus[0].s.nvlink_count, 18);
     /* other slow readings come every 40 ms; link state not before 5 periods have passed */
     unsigned long long n1 = sim_calls("nvmlDeviceGetNvLinkState");
-    unsigned long long lim = sim_calls("nvmlDeviceGetPowerManagementLimit");
+    unsigned long long lim = sim_calls("nvmlDeviceGetCurrPcieLinkGeneration");
     while (sim_calls("nvmlDeviceGetNvLinkState") == n1 && mono_ms() - t0 < 20000) {
         usleep(10000);
         uint64_t before = mono_ms();
@@ -558,7 +558,7 @@ static void test_nvlink_schedule(void **state)
         assert_int_equal(sim_fx_snap(&fx), 0);
     }
     assert_int_equal(sim_calls("nvmlDeviceGetNvLinkState") - n1, 2 * 18);
-    assert_true(sim_calls("nvmlDeviceGetPowerManagementLimit") > lim);
+    assert_true(sim_calls("nvmlDeviceGetCurrPcieLinkGeneration") > lim);
     sim_close(fx.s);
 
     /* a long period: only the Xid brings GPU 1's link state back, in the tick that drains it */

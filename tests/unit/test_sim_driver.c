@@ -212,12 +212,66 @@ static void test_stub_stats(void **state)
     stop(h);
 }
 
+/* Field 185 (scope GPU) is nvmlDeviceGetPowerUsage's reading where the GPU has a 1 s average. */
+static void test_power_field_matches(void **state)
+{
+    (void)state;
+    const char *p = sim_dl_scenario(tmpdir, "pw", "gpu count=2 power=add(250W,mul(t,3)) power_instant=300W\n"
+                                    "gpu 1 unsupported=power_average\n");
+    void *h = start("current", p, "fixed:7");
+    unsigned fn = 0;
+    unsigned long long v = 0;
+    assert_int_equal(F(h, nvmlDeviceGetPowerUsage)(dev(h, 0), &fn), NVML_SUCCESS);
+    assert_int_equal(one_field(h, dev(h, 0), 185, 0, &v), NVML_SUCCESS);
+    assert_int_equal(v, fn);
+    assert_int_equal(one_field(h, dev(h, 1), 185, 0, &v), NVML_ERROR_NOT_SUPPORTED); /* GA100 and older */
+    stop(h);
+}
+
+/* P-state events: one per change, after registration only; the clock event only on Kepler. */
+static void test_pstate_events(void **state)
+{
+    (void)state;
+    const char *p = sim_dl_scenario(tmpdir, "pst", "gpu count=2 arch=ampere pstate=step(8,0,20)\n"
+                                    "gpu 1 arch=kepler\n");
+    void *h = start("current", p, "fixed:10");
+    nvmlDevice_t d0 = dev(h, 0), d1 = dev(h, 1);
+    unsigned long long types = 0;
+    assert_int_equal(F(h, nvmlDeviceGetSupportedEventTypes)(d0, &types), NVML_SUCCESS);
+    assert_true(types & NVML_EVENT_TYPE_PSTATE);
+    assert_false(types & NVML_EVENT_TYPE_CLOCK);
+    assert_int_equal(F(h, nvmlDeviceGetSupportedEventTypes)(d1, &types), NVML_SUCCESS);
+    assert_true(types & NVML_EVENT_TYPE_CLOCK);
+    nvmlEventSet_t set = NULL;
+    nvmlEventData_t e;
+    assert_int_equal(F(h, nvmlEventSetCreate)(&set), NVML_SUCCESS);
+    assert_int_equal(F(h, nvmlDeviceRegisterEvents)(d0, NVML_EVENT_TYPE_PSTATE, set), NVML_SUCCESS);
+    assert_int_equal(F(h, nvmlDeviceRegisterEvents)(d0, NVML_EVENT_TYPE_CLOCK, set), NVML_ERROR_NOT_SUPPORTED);
+    F(h, gssimClockSet)(19.9);
+    assert_int_equal(F(h, nvmlEventSetWait_v2)(set, &e, 0), NVML_ERROR_TIMEOUT); /* no change yet */
+    F(h, gssimClockSet)(20.35);
+    assert_int_equal(F(h, nvmlEventSetWait_v2)(set, &e, 0), NVML_SUCCESS);
+    assert_ptr_equal(e.device, d0);
+    assert_int_equal(e.eventType, NVML_EVENT_TYPE_PSTATE);
+    assert_int_equal(e.eventData, 0);
+    assert_int_equal(F(h, nvmlEventSetWait_v2)(set, &e, 0), NVML_ERROR_TIMEOUT); /* one per change */
+    nvmlPstates_t ps = NVML_PSTATE_UNKNOWN;
+    assert_int_equal(F(h, nvmlDeviceGetPerformanceState)(d0, &ps), NVML_SUCCESS);
+    assert_int_equal(ps, NVML_PSTATE_0);
+    F(h, gssimClockSet)(400); /* a clock that jumps far: still no change, no event */
+    assert_int_equal(F(h, nvmlEventSetWait_v2)(set, &e, 0), NVML_ERROR_TIMEOUT);
+    assert_int_equal(F(h, nvmlEventSetFree)(set), NVML_SUCCESS);
+    stop(h);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_temperature_v_matches_legacy),
         cmocka_unit_test(test_nvlink_state_field),
         cmocka_unit_test(test_slow_counter_fields_match),
+        cmocka_unit_test(test_power_field_matches),
+        cmocka_unit_test(test_pstate_events),
         cmocka_unit_test(test_stub_protocol),
         cmocka_unit_test(test_stub_stats),
     };

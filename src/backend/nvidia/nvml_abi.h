@@ -549,6 +549,8 @@ typedef nvmlReturn_t (*nvmlDeviceGetNvLinkErrorCounter_fn)(nvmlDevice_t device, 
 /* ---- query fidelity (9a): the readings nvidia-smi's fields and -q need ------- */
 #define NVML_FI_DEV_POWER_AVERAGE 185
 #define NVML_FI_DEV_POWER_INSTANT 186
+#define NVML_FI_DEV_POWER_CURRENT_LIMIT 190   /* the enforced limit (nvmlDeviceGetEnforcedPowerLimit) */
+#define NVML_FI_DEV_POWER_REQUESTED_LIMIT 192 /* the limit set (nvmlDeviceGetPowerManagementLimit) */
 #define NVML_FI_DEV_RESET_STATUS 226             /* R535-R570; DEPRECATED from R570 on */
 #define NVML_FI_DEV_DRAIN_AND_RESET_STATUS 227
 #define NVML_FI_DEV_GET_GPU_RECOVERY_ACTION 230

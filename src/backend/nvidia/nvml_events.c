@@ -5,7 +5,9 @@
  * per snapshot (nvmlEventSetWait with a 0 ms timeout returns TIMEOUT as soon
  * as the queue is empty), so a tick costs one call when nothing happened.
  * Each event also tells the read schedule (nvml_sched.c) to re-read, at the
- * next tick, the slow-changing readings it may have changed.
+ * next tick, the slow-changing readings it may have changed. P-state events,
+ * where the GPU has them, only do that: the P-state is read when one says it
+ * changed (and once a read period), not at every tick; they are not passed on.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +17,8 @@
 #include "lib/clock.h"
 
 #define NVML_EVENTS_WANTED                                                                   \
-    (NVML_EVENT_TYPE_XID_CRITICAL | NVML_EVENT_TYPE_SINGLE_BIT_ECC | NVML_EVENT_TYPE_DOUBLE_BIT_ECC)
+    (NVML_EVENT_TYPE_XID_CRITICAL | NVML_EVENT_TYPE_SINGLE_BIT_ECC | NVML_EVENT_TYPE_DOUBLE_BIT_ECC | \
+     NVML_EVENT_TYPE_PSTATE)
 #define NVML_EVENTS_MAX_DRAIN 4096 /* bound one drain even if the driver floods us */
 
 /* Register one GPU for the event types it supports; a GPU that cannot
@@ -30,8 +33,10 @@ static void nvml_events_register(struct nvml_ctx *ctx, struct nvml_device *d)
     if (f->supported_event_types(d->handle, &types) != NVML_SUCCESS)
         return;
     types &= NVML_EVENTS_WANTED;
-    if (types && f->register_events(d->handle, types, ctx->events) == NVML_SUCCESS)
+    if (types && f->register_events(d->handle, types, ctx->events) == NVML_SUCCESS) {
         d->events_on = true;
+        d->pstate_events = (types & NVML_EVENT_TYPE_PSTATE) != 0;
+    }
 }
 
 void gs_nvml_events_reregister(struct nvml_ctx *ctx, struct nvml_device *d)
@@ -96,16 +101,21 @@ int gs_nvml_events(struct gs_bctx *bctx, struct gs_event *out, uint32_t max, uin
     for (int k = 0; k < NVML_EVENTS_MAX_DRAIN; k++) {
         nvmlEventData_t data;
         memset(&data, 0, sizeof(data));
-        if (ctx->lib.f.event_set_wait(ctx->events, &data, 0) != NVML_SUCCESS)
-            break; /* TIMEOUT: queue empty; anything else: try again next tick */
+        nvmlReturn_t r = ctx->lib.f.event_set_wait(ctx->events, &data, 0);
+        if (r != NVML_SUCCESS) {
+            ctx->drain_seq += r == NVML_ERROR_TIMEOUT; /* empty: every change so far is seen */
+            break; /* anything else: try again next tick */
+        }
         int gpu = nvml_events_gpu(ctx, data.device);
         if (gpu < 0)
             continue;
+        gs_nvml_sched_event(&ctx->devs[gpu], data.eventType);
+        if (data.eventType == NVML_EVENT_TYPE_PSTATE)
+            continue; /* the schedule's alone */
         if (n == max) {
             (*dropped)++;
             continue;
         }
-        gs_nvml_sched_event(&ctx->devs[gpu], data.eventType);
         out[n++] = (struct gs_event){ gs_clock_wall_ms(), ctx->devs[gpu].base.index,
                                       nvml_events_kind(data.eventType),
                                       data.eventType & NVML_EVENT_TYPE_XID_CRITICAL ? data.eventData : 0 };

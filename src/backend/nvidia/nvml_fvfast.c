@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * nvml_fvfast.c - the tick's one nvmlDeviceGetFieldValues call for the fields
- * read every tick that NVML gives that way (memory temperature, energy, the
- * violation counters, NVLink error totals, the query-fidelity fields of
+ * read every tick that NVML gives that way (power usage where the GPU gives it
+ * as field 185, memory temperature, energy, the violation counters, NVLink
+ * error totals, the query-fidelity fields of
  * nvml_fv_map), and the field value as a number, whatever its type.
  */
 #include <string.h>
@@ -95,9 +96,10 @@ static const unsigned nvml_nverr_fields[4] = { 38, 45, 52, 59 }; /* NVLink CRC f
 
 /* Which entry of the call holds what (-1: not asked this tick). */
 struct nvml_fvlist {
-    nvmlFieldValue_t fv[2 + GS_VIOL_COUNT + 1 + 4 + NVML_NFV];
+    nvmlFieldValue_t fv[3 + GS_VIOL_COUNT + 1 + 4 + NVML_NFV];
     unsigned n;
     int temp, energy, viol[GS_VIOL_COUNT], links, nverr;
+    int power;                 /* field 185 for power usage (and the power average), -1: not asked */
     int extra;                 /* first query-fidelity entry (nvml_fv_map), -1: none */
     unsigned extra_idx[NVML_NFV], nextra;
 };
@@ -186,6 +188,38 @@ static void nvml_put_nvlink_errors(struct nvml_tick *t, const struct nvml_fvlist
     nvml_put(t, gs_fmask_of(GS_F_NVLINK_ERRORS), r, "NVLink error counters");
 }
 
+/* Power usage from field 185, the 1 s average that nvmlDeviceGetPowerUsage answers on GPUs
+ * that have one (Ampere and newer but GA100, NVIDIA's docs of both). Where the field is
+ * refused (older GPUs, older drivers), or the call fails, nvml_read_power calls the function,
+ * from then on. An entry's other errors are the reading's, as the function's would be. The
+ * power average of the query rides on the same entry. */
+static void nvml_put_power(struct nvml_tick *t, const struct nvml_fvlist *l, nvmlReturn_t r)
+{
+    if (l->power < 0)
+        return;
+    const nvmlFieldValue_t *fv = &l->fv[l->power];
+    nvmlReturn_t e = r == NVML_SUCCESS ? fv->nvmlReturn : r;
+    bool refused = e == NVML_ERROR_NOT_SUPPORTED || e == NVML_ERROR_INVALID_ARGUMENT || e == NVML_ERROR_NOT_FOUND;
+    if (r != NVML_SUCCESS || refused) {
+        t->d->power_fv_refused = true;
+        if (gs_fmask_has(t->want, GS_F_POWER_AVG))
+            nvml_put(t, gs_fmask_of(GS_F_POWER_AVG), e, "field values");
+        return;
+    }
+    if (gs_fmask_has(t->want, GS_F_POWER_AVG) && nvml_put(t, gs_fmask_of(GS_F_POWER_AVG), e, "field values"))
+        t->s->power_avg_mw = (uint32_t)nvml_fv_u64(fv);
+    t->power_done = true;
+    if (nvml_put(t, gs_fmask_of(GS_F_POWER), e, "power usage"))
+        t->s->power_mw = (uint32_t)nvml_fv_u64(fv);
+}
+
+/* Power by its function where this tick's field values did not give it. */
+void nvml_read_power(struct nvml_tick *t, const struct nvml_reader *rd)
+{
+    if (!t->power_done)
+        nvml_read_uint(t, rd);
+}
+
 /* One field-values call per tick for everything NVML gives that way: memory
  * (HBM) temperature (82, the only way NVML gives it), energy (83), the eight
  * violation counters (74-79, 270, 271), the NVLink count (91, once) and error
@@ -213,9 +247,10 @@ void nvml_read_fv_fast(struct nvml_tick *t, const struct nvml_reader *rd)
         int i = nvml_fv_add(&l, nvml_nverr_fields[k]);
         l.nverr = k ? l.nverr : i;
     }
+    l.power = WANTED(GS_F_POWER) && !t->d->power_fv_refused ? nvml_fv_add(&l, NVML_FI_DEV_POWER_AVERAGE) : -1;
     l.extra = -1;
     for (unsigned i = 0; i < NVML_NFV; i++) /* the query-fidelity fields ride along */
-        if (WANTED(nvml_fv_map[i].field)) {
+        if (WANTED(nvml_fv_map[i].field) && !(l.power >= 0 && nvml_fv_map[i].field == GS_F_POWER_AVG)) {
             int k = nvml_fv_add(&l, nvml_fv_map[i].id);
             l.fv[k].scopeId = nvml_fv_map[i].scope;
             l.extra = l.nextra ? l.extra : k;
@@ -236,6 +271,7 @@ void nvml_read_fv_fast(struct nvml_tick *t, const struct nvml_reader *rd)
     if (l.links >= 0)
         nvml_set_links(t, &l.fv[l.links], nvml_fv_ret(&l, l.links, r));
     nvml_put_nvlink_errors(t, &l, r);
+    nvml_put_power(t, &l, r);
     if (l.nextra)
         nvml_fv_extra(t, &l.fv[l.extra], l.extra_idx, l.nextra, r);
 }

@@ -2,8 +2,10 @@
 /*
  * nvml_fvslow.c - the slow counters of one tick in one nvmlDeviceGetFieldValues
  * call: ECC mode (fields 1, 2) and totals (3-6), retired pages (29-31), the PCIe
- * replay counter (94) and remapped rows (142-145), instead of ten calls of
- * their own (the readers of nvml_read_ecc.c and nvml_read_link.c ask here first).
+ * replay counter (94), remapped rows (142-145) and the power limits (192, the
+ * requested limit nvmlDeviceGetPowerManagementLimit answers; 190, the enforced one
+ * of nvmlDeviceGetEnforcedPowerLimit), instead of twelve calls of their own (the
+ * readers of nvml_read_ecc.c, nvml_read_link.c and the power limits ask here first).
  *
  * The batch is made at the first of those readers a tick calls (they are on the
  * read schedule, so that is every few seconds) and holds every such field the
@@ -28,6 +30,8 @@ static const struct {
     [NVML_FVS_RET_PEND] = { GS_F_RETIRED_PENDING, 31 }, [NVML_FVS_REPLAY] = { GS_F_PCIE_REPLAY, 94 },
     [NVML_FVS_REMAP_COR] = { GS_F_REMAP_CORR, 142 },  [NVML_FVS_REMAP_UNC] = { GS_F_REMAP_CORR, 143 },
     [NVML_FVS_REMAP_PEND] = { GS_F_REMAP_CORR, 144 }, [NVML_FVS_REMAP_FAIL] = { GS_F_REMAP_CORR, 145 },
+    [NVML_FVS_PWR_LIMIT] = { GS_F_POWER_LIMIT, NVML_FI_DEV_POWER_REQUESTED_LIMIT },
+    [NVML_FVS_PWR_ENFORCED] = { GS_F_POWER_ENFORCED, NVML_FI_DEV_POWER_CURRENT_LIMIT },
 };
 
 static uint64_t nvml_fvs_value(const nvmlFieldValue_t *fv)

@@ -71,6 +71,7 @@ struct nvml_device {
     bool temp_legacy;                  /* TemperatureV refused: use GetTemperature */
     bool mig_on;                       /* MIG enabled: no per-process utilization */
     bool energy_fv_refused;            /* field 83 refused: energy by its own call */
+    bool power_fv_refused;             /* field 185 refused: power by nvmlDeviceGetPowerUsage */
     uint32_t fan_count;                /* from nvmlDeviceGetNumFans; 0 = unknown */
     bool plist_unsup[NVML_PL_COUNT];   /* this list answered NOT_SUPPORTED */
     bool putil_unsup;                  /* per-process utilization NOT_SUPPORTED */
@@ -97,6 +98,8 @@ struct nvml_device {
     struct nvml_pmap pmap;             /* PID -> index into this tick's gs_gpu.procs */
     struct nvml_pmap amap;             /* PID -> index into ucache, or names (rebuilt before each use) */
     bool events_on;                    /* registered for Xid/ECC events (main thread) */
+    bool pstate_events;                /* ... and for P-state events (NVML_HOLD_UNTIL_EVENT) */
+    uint64_t drain_seq_seen;           /* ctx->drain_seq at this GPU's last scheduled tick */
     /* The read schedule (nvml_sched.c), main thread only: the slow-changing
      * readings' last values (at their own offsets), when each field was read
      * (0: never, or its last read failed), when they are all due again, and
@@ -135,6 +138,7 @@ struct nvml_ctx {
     struct gs_bdev **bdevs;            /* ndev pointers into devs, for discover */
     nvmlEventSet_t events;             /* created on the first events() call */
     bool events_tried;                 /* ... which happens once */
+    uint64_t drain_seq;                /* event queue drained to empty this many times */
     uint64_t sched_period_ns;          /* slow-changing readings: read this often (and on events) */
     struct nvml_xname xnames[NVML_XNAME_SLOTS]; /* names any GPU holds, by PID (sampler thread) */
     struct gs_fmask sched_every_tick;  /* ... except these, read at every tick (gs_backend_opts) */
@@ -193,7 +197,8 @@ struct gs_fmask gs_nvml_mig_gpm_missing(const struct nvml_fns *f);
 enum nvml_fvs {
     NVML_FVS_ECC_CUR, NVML_FVS_ECC_PEND, NVML_FVS_SBE_VOL, NVML_FVS_DBE_VOL, NVML_FVS_SBE_AGG,
     NVML_FVS_DBE_AGG, NVML_FVS_RET_SBE, NVML_FVS_RET_DBE, NVML_FVS_RET_PEND, NVML_FVS_REPLAY,
-    NVML_FVS_REMAP_COR, NVML_FVS_REMAP_UNC, NVML_FVS_REMAP_PEND, NVML_FVS_REMAP_FAIL, NVML_FVS__N
+    NVML_FVS_REMAP_COR, NVML_FVS_REMAP_UNC, NVML_FVS_REMAP_PEND, NVML_FVS_REMAP_FAIL, NVML_FVS_PWR_LIMIT,
+    NVML_FVS_PWR_ENFORCED, NVML_FVS__N
 };
 struct nvml_fvs_batch {
     bool done;                          /* asked in this tick */

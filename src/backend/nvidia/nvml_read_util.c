@@ -21,6 +21,17 @@ void nvml_read_uint(struct nvml_tick *t, const struct nvml_reader *rd)
         nvml_put_u32(t, rd, v);
 }
 
+void nvml_read_fvs_uint(struct nvml_tick *t, const struct nvml_reader *rd)
+{
+    uint64_t fv = 0;
+    if (!nvml_fvs(t, (enum nvml_fvs)rd->arg, &fv)) {
+        nvml_read_uint(t, rd);
+        return;
+    }
+    nvml_put(t, nvml_rd_mask(rd), NVML_SUCCESS, rd->what);
+    nvml_put_u32(t, rd, (unsigned)fv);
+}
+
 void nvml_read_enable(struct nvml_tick *t, const struct nvml_reader *rd)
 {
     nvmlDeviceGetEnable_fn fn;

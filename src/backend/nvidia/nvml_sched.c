@@ -16,7 +16,9 @@
  * Some readings are held only while nothing says they changed (enum nvml_hold):
  * encoder and decoder utilization while they read 0, the memory clock while
  * the P-state and clock event reasons are those it was read under; each is
- * still read at least once a period, and its age is handed on the same way.
+ * still read at least once a period, and its age is handed on the same way;
+ * the P-state, where the GPU sends P-state events (nvml_events.c), until one
+ * comes, as long as the event queue is drained between two ticks.
  * Everything else (utilization, memory, power, temperatures, the other clocks,
  * clock event reasons, energy, violation counters) is read every tick.
  */
@@ -65,6 +67,8 @@ const struct nvml_span nvml_every[GS_F_COUNT] = {
     /* The memory clock is set by the P-state (and cut by the slowdowns the reasons name);
      * locked or offset memory clocks are operator changes, seen within a period. */
     [GS_F_CLOCK_MEM] = HELD_WHILE(clock_mem_mhz, NVML_HOLD_WHILE_PSTATE),
+    /* The P-state, where the GPU sends P-state events: read when one says it changed. */
+    [GS_F_PSTATE] = HELD_WHILE(pstate, NVML_HOLD_UNTIL_EVENT),
 };
 
 uint64_t gs_nvml_sched_period_ns(void)
@@ -88,6 +92,10 @@ void gs_nvml_sched_event(struct nvml_device *d, unsigned long long event_type)
                                    GS_F_RETIRED_PENDING, GS_F_REMAP_CORR, GS_F_REMAP_UNCORR,
                                    GS_F_REMAP_PENDING, GS_F_REMAP_FAILED };
 
+    if (event_type == NVML_EVENT_TYPE_PSTATE) {
+        gs_fmask_set(&d->sched_force, GS_F_PSTATE);
+        return;
+    }
     if (event_type & NVML_EVENT_TYPE_XID_CRITICAL) {
         d->sched_due_ns = 0; /* an Xid may follow anything: everything at the next tick, */
         d->sched_force = gs_fmask_all(); /* NVLink state (read every few periods) too */
@@ -114,6 +122,7 @@ void nvml_sched_end(struct nvml_tick *t, const struct nvml_sched *sc)
     if (sc->due)
         t->d->sched_due_ns = sc->now_ns + t->d->ctx->sched_period_ns;
     t->d->sched_force = GS_FMASK_NONE;
+    t->d->drain_seq_seen = t->d->ctx->drain_seq;
 }
 
 /* Whether a conditionally held reading (enum nvml_hold) may be held in this tick. */
@@ -133,6 +142,8 @@ static bool nvml_hold_ok(const struct nvml_tick *t, const struct nvml_span *ever
         return s->status[GS_F_PSTATE] == GS_ST_OK && s->status[GS_F_THROTTLE] == GS_ST_OK &&
                d->hold_pstate_st == GS_ST_OK && d->hold_reasons_st == GS_ST_OK &&
                s->pstate == d->hold_pstate && s->throttle_reasons == d->hold_reasons;
+    case NVML_HOLD_UNTIL_EVENT: /* the queue was drained since this GPU's last tick */
+        return d->pstate_events && d->ctx->drain_seq != d->drain_seq_seen;
     }
     return false;
 }

@@ -36,6 +36,7 @@ struct nvml_tick {
     struct gs_sample *s;
     struct gs_fmask want;   /* the fields asked for in this tick */
     bool error;             /* some field got GS_ST_ERROR */
+    bool power_done;        /* power came with the field-values call (nvml_fvfast.c) */
     struct nvml_fvs_batch fvs; /* the slow counters' field values (nvml_fvslow.c) */
 };
 
@@ -46,6 +47,7 @@ enum nvml_hold {
     NVML_HOLD_WHILE_ZERO,   /* ... only while its last value was 0 (a u32), else read every tick */
     NVML_HOLD_WHILE_PSTATE, /* ... only while P-state and clock event reasons are as they were at
                              * its last read (both read earlier in the same tick) */
+    NVML_HOLD_UNTIL_EVENT,  /* ... only while the GPU sends P-state events and none came */
 };
 struct nvml_span {
     uint16_t off, len;
@@ -97,6 +99,8 @@ void nvml_sched_end(struct nvml_tick *t, const struct nvml_sched *sc);
 /* ---- the readers (nvml_reader.read) ---- */
 /* nvml_read_util.c */
 void nvml_read_uint(struct nvml_tick *t, const struct nvml_reader *rd);
+/* A u32 reading from the slow batch's field rd->arg (enum nvml_fvs), else by its function. */
+void nvml_read_fvs_uint(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_enable(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_ull(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_clock(struct nvml_tick *t, const struct nvml_reader *rd);
@@ -129,6 +133,8 @@ void nvml_read_nvlink(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_fabric(struct nvml_tick *t, const struct nvml_reader *rd);
 /* nvml_fvfast.c */
 void nvml_read_fv_fast(struct nvml_tick *t, const struct nvml_reader *rd);
+/* Power by nvmlDeviceGetPowerUsage, unless this tick's field values gave it. */
+void nvml_read_power(struct nvml_tick *t, const struct nvml_reader *rd);
 
 /* The NVLink count from field 91's entry fv (r: its result) into d (nvml_read_link.c). */
 void nvml_set_links(struct nvml_tick *t, const nvmlFieldValue_t *fv, nvmlReturn_t r);

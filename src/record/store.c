@@ -194,7 +194,7 @@ static const char sample_view_v8[] =
     " INSERT INTO sample_data(k, " DATA_COLS ") VALUES(NEW.k, NEW.util_pct, NEW.mem_util_pct, NEW.mem_used_mib,"
     " NEW.temp_c, NEW.mem_temp_c, NEW.power_dw, NEW.energy_mj, NEW.sm_mhz, NEW.throttle, NEW.pcie_tx_mbs,"
     " NEW.pcie_rx_mbs);"
-    " INSERT INTO sample_state SELECT gpu, t + 1, " STATE_COLS " FROM " TRG_STATE_BEFORE
+    " INSERT INTO sample_state SELECT gpu, " TRG_T " + 1, " STATE_COLS " FROM " TRG_STATE_BEFORE
     " WHERE NOT (" TRG_SAME ") AND EXISTS (SELECT 1 FROM sample_data WHERE k > NEW.k AND (k & 63) = " TRG_G ")"
     " AND NOT EXISTS (SELECT 1 FROM sample_state WHERE gpu = " TRG_G " AND t = " TRG_T " + 1);"
     " DELETE FROM sample_state WHERE gpu = " TRG_G " AND t = " TRG_T " AND NOT (" TRG_SAME ");"

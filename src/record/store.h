@@ -51,6 +51,11 @@ enum gs_col {
 #define GS_SAMPLE_K(T) "(((" T ") - " GS_SAMPLE_BASE ") * 64)"
 #define GS_SAMPLE_FIRST_T "(SELECT t FROM sample ORDER BY k LIMIT 1)"
 #define GS_SAMPLE_LAST_T "(SELECT t FROM sample ORDER BY k DESC LIMIT 1)"
+/* For readers of every column of many samples: the sample view's two tables joined with one
+ * state lookup per row (the view makes one per slow column). Columns as in the view, but
+ * d.t, d.gpu (s has a t and a gpu too). */
+#define GS_SAMPLE_WIDE "sample_data d LEFT JOIN sample_state s ON s.gpu = d.gpu AND s.t =" \
+    " (SELECT max(x.t) FROM sample_state x WHERE x.gpu = d.gpu AND x.t <= d.t)"
 
 struct gs_store_opts {
     const char *path;           /* database file (":memory:" for a private one) */

@@ -6,7 +6,10 @@
  * Layout (docs/RECORD.md has the full schema):
  *   gpu          static facts, one row per GPU (keyed by UUID, small integer id)
  *   sample       one row per GPU per tick, integer columns, NULL = no value
- *                (column `bad` says which NULLs were errors, not "not supported")
+ *                (column `bad` says which NULLs were errors, not "not supported");
+ *                a view of sample_data (the readings of every tick) and
+ *                sample_state (power limit, memory clock, P-state, fan, bad: a
+ *                row per GPU only when one of them changes)
  *   rollup       one row per GPU per minute (min/avg/max), written as each minute
  *                completes, kept after the samples age out
  *   proc         process lifetimes; proc_sample: per-process readings;
@@ -15,7 +18,7 @@
  *   event        Xid, throttle on/off, GPU lost/back, ECC/remap changes, marks
  *   baseline     saved per-GPU distributions (`gpuscope baseline save`)
  *   job          HPC jobs announced by the Slurm prolog, their span and summary
- * Times are integers: milliseconds since the Unix epoch (UTC). The sample table's
+ * Times are integers: milliseconds since the Unix epoch (UTC). The samples'
  * key k = (t - base) * 64 + gpu (base: meta 'sample_base_ms'), t and gpu being
  * virtual columns computed from it: readers select t and gpu, and give time
  * ranges to the key with GS_SAMPLE_K so that they are rowid range searches.

@@ -522,7 +522,7 @@ void gs_store_close(struct gs_store *st)
         return;
     sqlite3_stmt *stmts[] = { st->ins_sample, st->ins_psample, st->ins_event, st->ins_proc,
                               st->end_proc, st->upd_proc_gpus, st->ins_torch, st->upd_proc_peak,
-                              st->ins_prof };
+                              st->ins_prof, st->ins_data };
     for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
         sqlite3_finalize(stmts[i]);
     if (st->db)

@@ -214,7 +214,7 @@ static int export_rows(FILE *out, struct gs_store *st, const struct gs_report_op
                      o, &gn, first == INT64_MAX ? INT64_MAX : first - 60000, &tz);
     if (rc == SQLITE_OK)
         rc = export_part(out, db, "SELECT d.t, d.gpu, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw,"
-                         " power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs,"
+                         " power_limit_w, " GS_SAMPLE_ENERGY ", sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs,"
                          " fan_pct, 1 FROM " GS_SAMPLE_WIDE " WHERE k >= " GS_SAMPLE_K("?1") " AND k < " GS_SAMPLE_K("?2")
                          " AND ?3 IS NOT NULL ORDER BY k", o, &gn, 0, &tz);
     if (rc != SQLITE_OK)

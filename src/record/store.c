@@ -165,8 +165,9 @@ static int store_migrate_sample(struct gs_store *st, struct gs_err *err)
 }
 
 /* 7 -> 8 (docs/RECORD.md): `sample` becomes a view of two tables. sample_data
- * holds the readings that change from tick to tick, keyed as before;
- * sample_state holds power_limit_w, mem_mhz, pstate, fan_pct and bad per GPU
+ * holds the readings that change from tick to tick, keyed as before (the
+ * energy as its difference from power x 1 s, GS_SAMPLE_ENERGY in store.h);
+ * sample_state holds power_limit_w, mem_mhz, pstate and bad per GPU
  * from the tick they took their values on (a row only when one of them
  * changes). The view joins each sample to the state in effect at its time
  * (the latest state row at or before it: a primary-key search), so readers
@@ -175,31 +176,33 @@ static int store_migrate_sample(struct gs_store *st, struct gs_err *err)
  * INSERT OR REPLACE among them); a row written before later rows of its GPU
  * (a clock stepped back) leaves their state as it was: the state in effect
  * there is repeated 1 ms after the new row. */
-#define DATA_COLS "util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, energy_mj, sm_mhz," \
-    " throttle, pcie_tx_mbs, pcie_rx_mbs"
-#define STATE_COLS "power_limit_w, mem_mhz, pstate, fan_pct, bad"
+#define DATA_COLS "util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, energy_dev_mj, sm_mhz," \
+    " throttle, pcie_tx_mbs, pcie_rx_mbs, fan_pct"
+#define STATE_COLS "power_limit_w, mem_mhz, pstate, bad"
+/* energy_dev_mj from a row's energy_mj and power_dw (GS_SAMPLE_ENERGY reads it back) */
+#define ENERGY_DEV(e, p) "(CASE WHEN " p " IS NULL THEN " e " ELSE " e " - " p " * 100 END)"
 #define STATE_AT(col) "(SELECT " col " FROM sample_state s WHERE s.gpu = d.gpu AND s.t <= d.t" \
     " ORDER BY s.t DESC LIMIT 1)"
 #define TRG_T "(SELECT t FROM sample_data WHERE k = NEW.k)"
 #define TRG_G "(NEW.k & 63)"
 #define TRG_STATE_BEFORE "(SELECT * FROM sample_state WHERE gpu = " TRG_G " AND t <= " TRG_T " ORDER BY t DESC LIMIT 1)"
 #define TRG_SAME "power_limit_w IS NEW.power_limit_w AND mem_mhz IS NEW.mem_mhz AND pstate IS NEW.pstate" \
-    " AND fan_pct IS NEW.fan_pct AND bad IS coalesce(NEW.bad, 0)"
+    " AND bad IS coalesce(NEW.bad, 0)"
 static const char sample_view_v8[] =
     "CREATE VIEW sample AS SELECT k, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw,"
-    " " STATE_AT("power_limit_w") " AS power_limit_w, energy_mj, sm_mhz, " STATE_AT("mem_mhz") " AS mem_mhz,"
-    " throttle, " STATE_AT("pstate") " AS pstate, pcie_tx_mbs, pcie_rx_mbs, " STATE_AT("fan_pct") " AS fan_pct,"
-    " " STATE_AT("bad") " AS bad, t, gpu FROM sample_data d;"
+    " " STATE_AT("power_limit_w") " AS power_limit_w, " GS_SAMPLE_ENERGY " AS energy_mj, sm_mhz,"
+    " " STATE_AT("mem_mhz") " AS mem_mhz, throttle, " STATE_AT("pstate") " AS pstate, pcie_tx_mbs, pcie_rx_mbs,"
+    " fan_pct, " STATE_AT("bad") " AS bad, t, gpu FROM sample_data d;"
     "CREATE TRIGGER sample_insert INSTEAD OF INSERT ON sample BEGIN"
     " INSERT INTO sample_data(k, " DATA_COLS ") VALUES(NEW.k, NEW.util_pct, NEW.mem_util_pct, NEW.mem_used_mib,"
-    " NEW.temp_c, NEW.mem_temp_c, NEW.power_dw, NEW.energy_mj, NEW.sm_mhz, NEW.throttle, NEW.pcie_tx_mbs,"
-    " NEW.pcie_rx_mbs);"
+    " NEW.temp_c, NEW.mem_temp_c, NEW.power_dw, " ENERGY_DEV("NEW.energy_mj", "NEW.power_dw") ", NEW.sm_mhz,"
+    " NEW.throttle, NEW.pcie_tx_mbs, NEW.pcie_rx_mbs, NEW.fan_pct);"
     " INSERT INTO sample_state SELECT gpu, " TRG_T " + 1, " STATE_COLS " FROM " TRG_STATE_BEFORE
     " WHERE NOT (" TRG_SAME ") AND EXISTS (SELECT 1 FROM sample_data WHERE k > NEW.k AND (k & 63) = " TRG_G ")"
     " AND NOT EXISTS (SELECT 1 FROM sample_state WHERE gpu = " TRG_G " AND t = " TRG_T " + 1);"
     " DELETE FROM sample_state WHERE gpu = " TRG_G " AND t = " TRG_T " AND NOT (" TRG_SAME ");"
     " INSERT INTO sample_state SELECT " TRG_G ", " TRG_T ", NEW.power_limit_w, NEW.mem_mhz, NEW.pstate,"
-    " NEW.fan_pct, coalesce(NEW.bad, 0) WHERE NOT EXISTS (SELECT 1 FROM " TRG_STATE_BEFORE " WHERE " TRG_SAME ");"
+    " coalesce(NEW.bad, 0) WHERE NOT EXISTS (SELECT 1 FROM " TRG_STATE_BEFORE " WHERE " TRG_SAME ");"
     " END;"
     "CREATE TRIGGER sample_delete INSTEAD OF DELETE ON sample BEGIN"
     " DELETE FROM sample_data WHERE k = OLD.k; END;";
@@ -212,18 +215,19 @@ static int store_migrate_state(struct gs_store *st, struct gs_err *err)
     char *sql = sqlite3_mprintf(
         "DROP VIEW series;"
         "CREATE TABLE sample_data(k INTEGER PRIMARY KEY, util_pct INTEGER, mem_util_pct INTEGER,"
-        " mem_used_mib INTEGER, temp_c INTEGER, mem_temp_c INTEGER, power_dw INTEGER, energy_mj INTEGER,"
-        " sm_mhz INTEGER, throttle INTEGER, pcie_tx_mbs INTEGER, pcie_rx_mbs INTEGER,"
+        " mem_used_mib INTEGER, temp_c INTEGER, mem_temp_c INTEGER, power_dw INTEGER, energy_dev_mj INTEGER,"
+        " sm_mhz INTEGER, throttle INTEGER, pcie_tx_mbs INTEGER, pcie_rx_mbs INTEGER, fan_pct INTEGER,"
         " t INTEGER AS (%lld + (k >> 6)) VIRTUAL, gpu INTEGER AS (k & 63) VIRTUAL);"
         "CREATE TABLE sample_state(gpu INTEGER NOT NULL, t INTEGER NOT NULL, power_limit_w INTEGER,"
-        " mem_mhz INTEGER, pstate INTEGER, fan_pct INTEGER, bad INTEGER NOT NULL DEFAULT 0,"
-        " PRIMARY KEY(gpu, t)) WITHOUT ROWID;"
-        "INSERT INTO sample_data(k, " DATA_COLS ") SELECT k, " DATA_COLS " FROM sample ORDER BY k;"
+        " mem_mhz INTEGER, pstate INTEGER, bad INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(gpu, t)) WITHOUT ROWID;"
+        "INSERT INTO sample_data(k, " DATA_COLS ") SELECT k, util_pct, mem_util_pct, mem_used_mib, temp_c,"
+        " mem_temp_c, power_dw, " ENERGY_DEV("energy_mj", "power_dw") ", sm_mhz, throttle, pcie_tx_mbs, pcie_rx_mbs,"
+        " fan_pct FROM sample ORDER BY k;"
         "INSERT INTO sample_state SELECT gpu, t, " STATE_COLS " FROM (SELECT gpu, t, " STATE_COLS ","
         " lag(k) OVER w AS pk, lag(power_limit_w) OVER w AS a, lag(mem_mhz) OVER w AS b, lag(pstate) OVER w AS c,"
-        " lag(fan_pct) OVER w AS d, lag(bad) OVER w AS e FROM sample WINDOW w AS (PARTITION BY gpu ORDER BY k))"
-        " WHERE pk IS NULL OR a IS NOT power_limit_w OR b IS NOT mem_mhz OR c IS NOT pstate OR d IS NOT fan_pct"
-        " OR e IS NOT bad ORDER BY gpu, t;"
+        " lag(bad) OVER w AS e FROM sample WINDOW w AS (PARTITION BY gpu ORDER BY k))"
+        " WHERE pk IS NULL OR a IS NOT power_limit_w OR b IS NOT mem_mhz OR c IS NOT pstate OR e IS NOT bad"
+        " ORDER BY gpu, t;"
         "DROP TABLE sample;"
         "%s"
         "CREATE VIEW series AS"

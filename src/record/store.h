@@ -54,9 +54,12 @@ enum gs_col {
 #define GS_SAMPLE_K(T) "(((" T ") - " GS_SAMPLE_BASE ") * 64)"
 #define GS_SAMPLE_FIRST_T "(SELECT t FROM sample ORDER BY k LIMIT 1)"
 #define GS_SAMPLE_LAST_T "(SELECT t FROM sample ORDER BY k DESC LIMIT 1)"
+/* sample_data keeps the energy delta as its difference from power_dw x 1 s (dW x 1 s = 100 mJ;
+ * the delta itself where power_dw is NULL): 2 bytes instead of 3 for most 1 s samples. */
+#define GS_SAMPLE_ENERGY "(CASE WHEN d.power_dw IS NULL THEN d.energy_dev_mj ELSE d.energy_dev_mj + d.power_dw * 100 END)"
 /* For readers of every column of many samples: the sample view's two tables joined with one
  * state lookup per row (the view makes one per slow column). Columns as in the view, but
- * d.t, d.gpu (s has a t and a gpu too). */
+ * d.t, d.gpu (s has a t and a gpu too) and GS_SAMPLE_ENERGY for energy_mj. */
 #define GS_SAMPLE_WIDE "sample_data d LEFT JOIN sample_state s ON s.gpu = d.gpu AND s.t =" \
     " (SELECT max(x.t) FROM sample_state x WHERE x.gpu = d.gpu AND x.t <= d.t)"
 

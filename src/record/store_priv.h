@@ -27,7 +27,7 @@ struct gs_store_gpu {
     uint32_t viol_known;    /* bit per counter */
     int64_t viol_flush_t;
     /* the slow readings (sample_state) of its last sample, when that sample was the newest row */
-    int64_t slow[5];
+    int64_t slow[4];
     uint32_t slow_ok;       /* bit per slow[] that is a value (not NULL) */
     bool slow_known;
 };

@@ -21,9 +21,9 @@ int gs_store_prepare_writer(struct gs_store *st, struct gs_err *err)
           " power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad)"
           " VALUES(" GS_SAMPLE_K("?1") " + ?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)" },
         { offsetof(struct gs_store, ins_data),
-          "INSERT INTO sample_data(k, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, energy_mj,"
-          " sm_mhz, throttle, pcie_tx_mbs, pcie_rx_mbs) VALUES(" GS_SAMPLE_K("?1") " + ?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,"
-          "?12,?13)" },
+          "INSERT INTO sample_data(k, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, energy_dev_mj,"
+          " sm_mhz, throttle, pcie_tx_mbs, pcie_rx_mbs, fan_pct) VALUES(" GS_SAMPLE_K("?1") " + ?2,?3,?4,?5,?6,?7,?8,"
+          "?9,?10,?11,?12,?13,?14)" },
         { offsetof(struct gs_store, ins_psample),
           "INSERT OR REPLACE INTO proc_sample VALUES(?,?,?,?,?,?,?,?)" },
         { offsetof(struct gs_store, ins_event),
@@ -208,13 +208,13 @@ static int write_sample(struct gs_store *st, int64_t t_ms, const struct gs_gpu *
     /* The slow readings (sample_state): a new newest sample whose slow readings are those of its
      * GPU's previous one goes into sample_data alone; any other through the view, whose trigger
      * writes the state rows (a change, the first sample, a sample written before newer ones). */
-    static const int slow_cols[4] = { GS_COL_POWER_LIMIT, GS_COL_MEM_MHZ, GS_COL_PSTATE, GS_COL_FAN };
-    int64_t slow[5] = { v[GS_COL_POWER_LIMIT], v[GS_COL_MEM_MHZ], v[GS_COL_PSTATE], v[GS_COL_FAN], bad };
-    uint32_t slow_ok = 1u << 4;
-    for (int j = 0; j < 4; j++)
+    static const int slow_cols[3] = { GS_COL_POWER_LIMIT, GS_COL_MEM_MHZ, GS_COL_PSTATE };
+    int64_t slow[4] = { v[GS_COL_POWER_LIMIT], v[GS_COL_MEM_MHZ], v[GS_COL_PSTATE], bad };
+    uint32_t slow_ok = 1u << 3;
+    for (int j = 0; j < 3; j++)
         slow_ok |= ok[slow_cols[j]] ? 1u << j : 0;
     bool append = t_ms > st->max_t, same = sg->slow_known && sg->slow_ok == slow_ok;
-    for (int j = 0; j < 5 && same; j++)
+    for (int j = 0; j < 4 && same; j++)
         same = !(slow_ok & (1u << j)) || sg->slow[j] == slow[j];
     bool data_only = append && same;
     if (data_only)
@@ -222,9 +222,10 @@ static int write_sample(struct gs_store *st, int64_t t_ms, const struct gs_gpu *
     sqlite3_bind_int64(q, 1, t_ms);
     sqlite3_bind_int(q, 2, sg->id);
     for (int i = 0, col = 3; i < GS_COL_COUNT; i++) {
-        bool is_slow = i == GS_COL_POWER_LIMIT || i == GS_COL_MEM_MHZ || i == GS_COL_PSTATE || i == GS_COL_FAN;
+        bool is_slow = i == GS_COL_POWER_LIMIT || i == GS_COL_MEM_MHZ || i == GS_COL_PSTATE;
+        int64_t x = data_only && i == GS_COL_ENERGY && ok[GS_COL_POWER] ? v[i] - v[GS_COL_POWER] * 100 : v[i];
         if (!data_only || !is_slow)
-            bind_opt(q, col++, ok[i], v[i]);
+            bind_opt(q, col++, ok[i], x); /* sample_data: the energy as its difference (GS_SAMPLE_ENERGY) */
     }
     if (!data_only)
         sqlite3_bind_int(q, 3 + GS_COL_COUNT, (int)bad);

@@ -2,7 +2,7 @@
 /*
  * test_record_state.c - the readings stored only when they change (schema 8:
  * `sample` is a view of sample_data and sample_state): every row reads back
- * the power limit, memory clock, P-state, fan and `bad` it was written with,
+ * the power limit, memory clock, P-state, fan, energy and `bad` it was written with,
  * NULLs included; a state row only at a change; a row written into the past
  * (a clock stepped back) or replaced leaves the rows after it as they were;
  * retention keeps the state of the oldest sample left; INSERT and DELETE on
@@ -41,10 +41,13 @@ static void fill_gpu(struct gs_gpu *g, unsigned i, unsigned k)
     s->pstate = i == 1 && k >= 500 ? 2 : 0;
     s->fan_count = k >= 300 ? 1 : 0;
     s->fan_speed_pct[0] = 40 + (k / 100);
+    s->energy_mj = 1000000000ull + k * 650000ull + (k % 2) * 40000;
     enum gs_field f[] = { GS_F_GPU_UTIL, GS_F_TEMP_GPU, GS_F_POWER, GS_F_POWER_ENFORCED, GS_F_CLOCK_MEM,
-                          GS_F_PSTATE };
+                          GS_F_PSTATE, GS_F_ENERGY };
     for (size_t j = 0; j < sizeof(f) / sizeof(f[0]); j++)
         gs_sample_mark(s, f[j], GS_ST_OK);
+    if (i == 1 && k >= 50 && k < 53) /* no power reading: the energy is stored as it is, not as a difference */
+        gs_sample_mark(s, GS_F_POWER, GS_ST_NOT_SUPPORTED);
     if (s->fan_count)
         gs_sample_mark(s, GS_F_FAN_SPEED, GS_ST_OK);
     if (i == 0 && k >= 100 && k < 103)
@@ -99,11 +102,16 @@ static void test_state_rows(void **state)
     assert_int_equal(q1(st, "SELECT count(*) FROM sample WHERE power_limit_w IS NULL AND bad = 64"), 3);
     assert_int_equal(q1(st, "SELECT count(*) FROM sample WHERE fan_pct IS NULL AND bad = 0"), NGPU * 300 - 3);
     assert_int_equal(q1(st, "SELECT typeof(power_limit_w) = 'integer' FROM sample WHERE gpu = 1 LIMIT 1"), 1);
-    /* a state row per change only (changes of one tick share it): GPU 0 at ticks 0, 100 (error),
-     * 103 (700 W again), 200 (600 W), 300 (fan 43 %), 400 (44 % and 1593 MHz), 500 (45 %);
-     * GPU 1 at 0, 300, 400, 500 (45 % and P2) */
-    assert_int_equal(q1(st, "SELECT count(*) FROM sample_state WHERE gpu = 0"), 7);
-    assert_int_equal(q1(st, "SELECT count(*) FROM sample_state WHERE gpu = 1"), 4);
+    /* the energy deltas read back exactly, with or without a power reading beside them */
+    assert_int_equal(q1(st, "SELECT count(*) FROM sample WHERE energy_mj IS NULL"), NGPU);
+    assert_int_equal(q1(st, "SELECT count(*) FROM sample WHERE power_dw IS NULL"), 3);
+    assert_int_equal(q1(st, "SELECT count(*) FROM sample WHERE energy_mj = 650000 + CASE WHEN (t / 1000) % 2 = 1"
+                            " THEN 40000 ELSE -40000 END"), NGPU * (NTICK - 1));
+    assert_int_equal(q1(st, "SELECT sum(energy_mj) FROM sample WHERE gpu = 1"), (NTICK - 1) * 650000LL + 40000);
+    /* a state row per change only (the fan is no state: sample_data has it): GPU 0 at ticks 0,
+     * 100 (error), 103 (700 W again), 200 (600 W), 400 (1593 MHz); GPU 1 at 0, 400, 500 (P2) */
+    assert_int_equal(q1(st, "SELECT count(*) FROM sample_state WHERE gpu = 0"), 5);
+    assert_int_equal(q1(st, "SELECT count(*) FROM sample_state WHERE gpu = 1"), 3);
     gs_store_close(st);
 }
 
@@ -192,7 +200,7 @@ static void test_migrate_from_7(void **state)
                             COLS6 " FROM sample)"), 0);
     assert_int_equal(q1(st, "SELECT count(*) FROM (SELECT k, t, gpu, " COLS6 " FROM sample EXCEPT SELECT k, t, gpu, "
                             COLS6 " FROM before)"), 0);
-    assert_int_equal(q1(st, "SELECT count(*) FROM sample_state"), 11);
+    assert_int_equal(q1(st, "SELECT count(*) FROM sample_state"), 8);
     assert_int_equal(q1(st, "SELECT count(*) FROM series WHERE n = 1"), NGPU * NTICK);
     assert_int_equal(q1(st, "SELECT count(*) FROM pragma_integrity_check WHERE integrity_check != 'ok'"), 0);
     write_ticks(st, NTICK, NTICK + 1);

@@ -8,7 +8,7 @@
  *   sample       one row per GPU per tick, integer columns, NULL = no value
  *                (column `bad` says which NULLs were errors, not "not supported");
  *                a view of sample_data (the readings of every tick) and
- *                sample_state (power limit, memory clock, P-state, fan, bad: a
+ *                sample_state (power limit, memory clock, P-state, bad: a
  *                row per GPU only when one of them changes)
  *   rollup       one row per GPU per minute (min/avg/max), written as each minute
  *                completes, kept after the samples age out

@@ -48,12 +48,14 @@ echo 0 > "$TMP/clk"
 DAY0=$(( $(date +%s) - 2 * 86400 ))
 GPUSCOPE_SIM_CLOCK=file:$TMP/clk "$GS" record -q --db "$TMP/day.db" --ticks 60 --step 1s --clock-file "$TMP/clk" \
     --start "@$DAY0" --proc-interval 1h
-# (the sample key k is (t - base) * 64 + gpu: a minute later is k + 60000 * 64)
-COLS="util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, power_limit_w, energy_mj, sm_mhz, mem_mhz,
-      throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad"
+# (the sample key k is (t - base) * 64 + gpu: a minute later is k + 60000 * 64). The copies go into
+# sample_data, the per-tick half of the sample view: the demo's slow readings (sample_state: power
+# limit, memory clock, P-state, bad) do not change, so the first minute's state holds for the day.
+COLS="util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, energy_dev_mj, sm_mhz, throttle,
+      pcie_tx_mbs, pcie_rx_mbs, fan_pct"
 sqlite3 "$TMP/day.db" "WITH RECURSIVE m(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM m WHERE i < 1439)
-    INSERT INTO sample(k, $COLS) SELECT s.k + m.i * 3840000, $COLS
-    FROM sample s, m WHERE s.t < ${DAY0}000 + 60000;
+    INSERT INTO sample_data(k, $COLS) SELECT s.k + m.i * 3840000, $COLS
+    FROM sample_data s, m WHERE s.t < ${DAY0}000 + 60000;
     INSERT INTO remote_write(url, sent_t, sent_gpu) VALUES('$VM/api/v1/write', ${DAY0}000 - 1, 2147483647)"
 rows=$(sqlite3 "$TMP/day.db" "SELECT count(*) FROM sample")
 t0=$(date +%s.%N)

@@ -328,7 +328,7 @@ uint64_t gs_record_estimate_bytes(uint32_t ngpus, uint32_t nprocs, const struct 
 {
     /* Measured by tests/unit/test_record.c and bench/record.sh (docs/RECORD.md): bytes per
      * GPU-sample, GPU-minute rollup, process sample, process-minute rollup (per GPU). */
-    const double b_sample = 48, b_rollup = 94, b_psample = 24, b_prollup = 42;
+    const double b_sample = 40, b_rollup = 94, b_psample = 24, b_prollup = 42;
     double keep_full_s = (o->keep_full_ms ? o->keep_full_ms : GS_STORE_KEEP_FULL_MS) / 1000.0;
     double keep_roll_s = (o->keep_rollup_ms ? o->keep_rollup_ms : GS_STORE_KEEP_ROLLUP_MS) / 1000.0;
     double iv = (o->interval_ms ? o->interval_ms : 1000) / 1000.0;

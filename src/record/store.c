@@ -120,6 +120,8 @@ static const char *const migrations[] = {
     " dropped_n INTEGER NOT NULL DEFAULT 0) WITHOUT ROWID;",
     /* 6 -> 7: the sample table keyed by one integer (store_migrate_sample below) */
     NULL,
+    /* 7 -> 8: the readings that rarely change stored only when they change (store_migrate_state below) */
+    NULL,
 };
 #define NMIGRATIONS (int)(sizeof(migrations) / sizeof(migrations[0]))
 _Static_assert(sizeof(migrations) / sizeof(migrations[0]) == GS_STORE_SCHEMA_VERSION,
@@ -155,6 +157,82 @@ static int store_migrate_sample(struct gs_store *st, struct gs_err *err)
         "CREATE VIEW series AS"
         SERIES_VIEW_BODY " WHERE t <= coalesce(" GS_SAMPLE_FIRST_T ", 9223372036854000000) - 60000;",
         (long long)base, (long long)base, (long long)base);
+    if (!sql)
+        return gs_err_set(err, GS_E_NOMEM, "out of memory");
+    int rc = gs_store_exec(st, sql, err);
+    sqlite3_free(sql);
+    return rc;
+}
+
+/* 7 -> 8 (docs/RECORD.md): `sample` becomes a view of two tables. sample_data
+ * holds the readings that change from tick to tick, keyed as before (the
+ * energy as its difference from power x 1 s, GS_SAMPLE_ENERGY in store.h);
+ * sample_state holds power_limit_w, mem_mhz, pstate and bad per GPU
+ * from the tick they took their values on (a row only when one of them
+ * changes). The view joins each sample to the state in effect at its time
+ * (the latest state row at or before it: a primary-key search), so readers
+ * and `sqlite3` users select the same columns, values and NULLs as before.
+ * INSERT and DELETE on the view go through its triggers (the recorder's
+ * INSERT OR REPLACE among them); a row written before later rows of its GPU
+ * (a clock stepped back) leaves their state as it was: the state in effect
+ * there is repeated 1 ms after the new row. */
+#define DATA_COLS "util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, energy_dev_mj, sm_mhz," \
+    " throttle, pcie_tx_mbs, pcie_rx_mbs, fan_pct"
+#define STATE_COLS "power_limit_w, mem_mhz, pstate, bad"
+/* energy_dev_mj from a row's energy_mj and power_dw (GS_SAMPLE_ENERGY reads it back) */
+#define ENERGY_DEV(e, p) "(CASE WHEN " p " IS NULL THEN " e " ELSE " e " - " p " * 100 END)"
+#define STATE_AT(col) "(SELECT " col " FROM sample_state s WHERE s.gpu = d.gpu AND s.t <= d.t" \
+    " ORDER BY s.t DESC LIMIT 1)"
+#define TRG_T "(SELECT t FROM sample_data WHERE k = NEW.k)"
+#define TRG_G "(NEW.k & 63)"
+#define TRG_STATE_BEFORE "(SELECT * FROM sample_state WHERE gpu = " TRG_G " AND t <= " TRG_T " ORDER BY t DESC LIMIT 1)"
+#define TRG_SAME "power_limit_w IS NEW.power_limit_w AND mem_mhz IS NEW.mem_mhz AND pstate IS NEW.pstate" \
+    " AND bad IS coalesce(NEW.bad, 0)"
+static const char sample_view_v8[] =
+    "CREATE VIEW sample AS SELECT k, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw,"
+    " " STATE_AT("power_limit_w") " AS power_limit_w, " GS_SAMPLE_ENERGY " AS energy_mj, sm_mhz,"
+    " " STATE_AT("mem_mhz") " AS mem_mhz, throttle, " STATE_AT("pstate") " AS pstate, pcie_tx_mbs, pcie_rx_mbs,"
+    " fan_pct, " STATE_AT("bad") " AS bad, t, gpu FROM sample_data d;"
+    "CREATE TRIGGER sample_insert INSTEAD OF INSERT ON sample BEGIN"
+    " INSERT INTO sample_data(k, " DATA_COLS ") VALUES(NEW.k, NEW.util_pct, NEW.mem_util_pct, NEW.mem_used_mib,"
+    " NEW.temp_c, NEW.mem_temp_c, NEW.power_dw, " ENERGY_DEV("NEW.energy_mj", "NEW.power_dw") ", NEW.sm_mhz,"
+    " NEW.throttle, NEW.pcie_tx_mbs, NEW.pcie_rx_mbs, NEW.fan_pct);"
+    " INSERT INTO sample_state SELECT gpu, " TRG_T " + 1, " STATE_COLS " FROM " TRG_STATE_BEFORE
+    " WHERE NOT (" TRG_SAME ") AND EXISTS (SELECT 1 FROM sample_data WHERE k > NEW.k AND (k & 63) = " TRG_G ")"
+    " AND NOT EXISTS (SELECT 1 FROM sample_state WHERE gpu = " TRG_G " AND t = " TRG_T " + 1);"
+    " DELETE FROM sample_state WHERE gpu = " TRG_G " AND t = " TRG_T " AND NOT (" TRG_SAME ");"
+    " INSERT INTO sample_state SELECT " TRG_G ", " TRG_T ", NEW.power_limit_w, NEW.mem_mhz, NEW.pstate,"
+    " coalesce(NEW.bad, 0) WHERE NOT EXISTS (SELECT 1 FROM " TRG_STATE_BEFORE " WHERE " TRG_SAME ");"
+    " END;"
+    "CREATE TRIGGER sample_delete INSTEAD OF DELETE ON sample BEGIN"
+    " DELETE FROM sample_data WHERE k = OLD.k; END;";
+
+static int store_migrate_state(struct gs_store *st, struct gs_err *err)
+{
+    int64_t base = gs_store_scalar(st->db, "SELECT value FROM meta WHERE key = 'sample_base_ms'", INT64_MIN);
+    if (base == INT64_MIN)
+        return gs_err_set(err, GS_E_IO, "history database %s: no sample_base_ms in meta", st->path);
+    char *sql = sqlite3_mprintf(
+        "DROP VIEW series;"
+        "CREATE TABLE sample_data(k INTEGER PRIMARY KEY, util_pct INTEGER, mem_util_pct INTEGER,"
+        " mem_used_mib INTEGER, temp_c INTEGER, mem_temp_c INTEGER, power_dw INTEGER, energy_dev_mj INTEGER,"
+        " sm_mhz INTEGER, throttle INTEGER, pcie_tx_mbs INTEGER, pcie_rx_mbs INTEGER, fan_pct INTEGER,"
+        " t INTEGER AS (%lld + (k >> 6)) VIRTUAL, gpu INTEGER AS (k & 63) VIRTUAL);"
+        "CREATE TABLE sample_state(gpu INTEGER NOT NULL, t INTEGER NOT NULL, power_limit_w INTEGER,"
+        " mem_mhz INTEGER, pstate INTEGER, bad INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(gpu, t)) WITHOUT ROWID;"
+        "INSERT INTO sample_data(k, " DATA_COLS ") SELECT k, util_pct, mem_util_pct, mem_used_mib, temp_c,"
+        " mem_temp_c, power_dw, " ENERGY_DEV("energy_mj", "power_dw") ", sm_mhz, throttle, pcie_tx_mbs, pcie_rx_mbs,"
+        " fan_pct FROM sample ORDER BY k;"
+        "INSERT INTO sample_state SELECT gpu, t, " STATE_COLS " FROM (SELECT gpu, t, " STATE_COLS ","
+        " lag(k) OVER w AS pk, lag(power_limit_w) OVER w AS a, lag(mem_mhz) OVER w AS b, lag(pstate) OVER w AS c,"
+        " lag(bad) OVER w AS e FROM sample WINDOW w AS (PARTITION BY gpu ORDER BY k))"
+        " WHERE pk IS NULL OR a IS NOT power_limit_w OR b IS NOT mem_mhz OR c IS NOT pstate OR e IS NOT bad"
+        " ORDER BY gpu, t;"
+        "DROP TABLE sample;"
+        "%s"
+        "CREATE VIEW series AS"
+        SERIES_VIEW_BODY " WHERE t <= coalesce(" GS_SAMPLE_FIRST_T ", 9223372036854000000) - 60000;",
+        (long long)base, sample_view_v8);
     if (!sql)
         return gs_err_set(err, GS_E_NOMEM, "out of memory");
     int rc = gs_store_exec(st, sql, err);
@@ -345,7 +423,9 @@ int gs_store_schema(struct gs_store *st, struct gs_err *err)
         snprintf(sql, sizeof(sql), "CREATE TABLE IF NOT EXISTS schema_migration(version INTEGER PRIMARY KEY,"
                  " applied_t INTEGER); INSERT INTO schema_migration VALUES(%d, %lld); PRAGMA user_version=%d;",
                  v + 1, (long long)gs_now_ms(), v + 1);
-        if ((migrations[v] ? gs_store_exec(st, migrations[v], err) : store_migrate_sample(st, err)) < 0 ||
+        int rc = migrations[v] ? gs_store_exec(st, migrations[v], err)
+                 : v == 6 ? store_migrate_sample(st, err) : store_migrate_state(st, err);
+        if (rc < 0 ||
             gs_store_exec(st, sql, err) < 0) {
             sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
             return -err->code;
@@ -446,7 +526,7 @@ void gs_store_close(struct gs_store *st)
         return;
     sqlite3_stmt *stmts[] = { st->ins_sample, st->ins_psample, st->ins_event, st->ins_proc,
                               st->end_proc, st->upd_proc_gpus, st->ins_torch, st->upd_proc_peak,
-                              st->ins_prof };
+                              st->ins_prof, st->ins_data };
     for (size_t i = 0; i < sizeof(stmts) / sizeof(stmts[0]); i++)
         sqlite3_finalize(stmts[i]);
     if (st->db)

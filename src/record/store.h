@@ -6,7 +6,10 @@
  * Layout (docs/RECORD.md has the full schema):
  *   gpu          static facts, one row per GPU (keyed by UUID, small integer id)
  *   sample       one row per GPU per tick, integer columns, NULL = no value
- *                (column `bad` says which NULLs were errors, not "not supported")
+ *                (column `bad` says which NULLs were errors, not "not supported");
+ *                a view of sample_data (the readings of every tick) and
+ *                sample_state (power limit, memory clock, P-state, bad: a
+ *                row per GPU only when one of them changes)
  *   rollup       one row per GPU per minute (min/avg/max), written as each minute
  *                completes, kept after the samples age out
  *   proc         process lifetimes; proc_sample: per-process readings;
@@ -15,7 +18,7 @@
  *   event        Xid, throttle on/off, GPU lost/back, ECC/remap changes, marks
  *   baseline     saved per-GPU distributions (`gpuscope baseline save`)
  *   job          HPC jobs announced by the Slurm prolog, their span and summary
- * Times are integers: milliseconds since the Unix epoch (UTC). The sample table's
+ * Times are integers: milliseconds since the Unix epoch (UTC). The samples'
  * key k = (t - base) * 64 + gpu (base: meta 'sample_base_ms'), t and gpu being
  * virtual columns computed from it: readers select t and gpu, and give time
  * ranges to the key with GS_SAMPLE_K so that they are rowid range searches.
@@ -33,7 +36,7 @@
 #include "core/err.h"
 #include "core/model.h"
 
-#define GS_STORE_SCHEMA_VERSION 7
+#define GS_STORE_SCHEMA_VERSION 8
 
 /* Bits of sample.bad: that column's NULL is an error (or the GPU is lost). */
 enum gs_col {
@@ -51,6 +54,14 @@ enum gs_col {
 #define GS_SAMPLE_K(T) "(((" T ") - " GS_SAMPLE_BASE ") * 64)"
 #define GS_SAMPLE_FIRST_T "(SELECT t FROM sample ORDER BY k LIMIT 1)"
 #define GS_SAMPLE_LAST_T "(SELECT t FROM sample ORDER BY k DESC LIMIT 1)"
+/* sample_data keeps the energy delta as its difference from power_dw x 1 s (dW x 1 s = 100 mJ;
+ * the delta itself where power_dw is NULL): 2 bytes instead of 3 for most 1 s samples. */
+#define GS_SAMPLE_ENERGY "(CASE WHEN d.power_dw IS NULL THEN d.energy_dev_mj ELSE d.energy_dev_mj + d.power_dw * 100 END)"
+/* For readers of every column of many samples: the sample view's two tables joined with one
+ * state lookup per row (the view makes one per slow column). Columns as in the view, but
+ * d.t, d.gpu (s has a t and a gpu too) and GS_SAMPLE_ENERGY for energy_mj. */
+#define GS_SAMPLE_WIDE "sample_data d LEFT JOIN sample_state s ON s.gpu = d.gpu AND s.t =" \
+    " (SELECT max(x.t) FROM sample_state x WHERE x.gpu = d.gpu AND x.t <= d.t)"
 
 struct gs_store_opts {
     const char *path;           /* database file (":memory:" for a private one) */

@@ -30,7 +30,7 @@ int gs_store_rollup_range(struct gs_store *st, int64_t from_ms, int64_t to_ms, s
  * full-resolution rows with t < cutoff (cutoff on a minute boundary). */
 static int rollup_before(struct gs_store *st, int64_t cutoff, struct gs_err *err)
 {
-    char sql[512];
+    char sql[1024];
     int64_t ts = INT64_MAX;
     sqlite3_stmt *q;
     if (sqlite3_prepare_v2(st->db, "SELECT " GS_SAMPLE_FIRST_T, -1, &q, NULL) == SQLITE_OK) {
@@ -40,8 +40,11 @@ static int rollup_before(struct gs_store *st, int64_t cutoff, struct gs_err *err
     }
     if (gs_store_exec(st, "BEGIN IMMEDIATE", err) < 0)
         return -err->code;
-    snprintf(sql, sizeof(sql), "DELETE FROM sample WHERE k < " GS_SAMPLE_K("%lld") "; DELETE FROM proc_sample WHERE t < %lld;"
-             " DELETE FROM prof_sample WHERE t < %lld; COMMIT;",
+    /* The samples' state rows before the one in effect at the oldest sample left go with them. */
+    snprintf(sql, sizeof(sql), "DELETE FROM sample_data WHERE k < " GS_SAMPLE_K("%lld") ";"
+             " DELETE FROM sample_state WHERE t < (SELECT max(s.t) FROM sample_state s WHERE s.gpu = sample_state.gpu"
+             " AND s.t <= (SELECT t FROM sample_data ORDER BY k LIMIT 1));"
+             " DELETE FROM proc_sample WHERE t < %lld; DELETE FROM prof_sample WHERE t < %lld; COMMIT;",
              (long long)cutoff, (long long)cutoff, (long long)cutoff);
     int64_t from = ts == INT64_MAX ? cutoff : (ts / MINUTE_MS) * MINUTE_MS;
     if ((from < cutoff && gs_store_rollup_range(st, from, cutoff, err) < 0) || gs_store_exec(st, sql, err) < 0) {

@@ -26,6 +26,10 @@ struct gs_store_gpu {
     uint64_t viol_prev[GS_VIOL_COUNT], viol_acc[GS_VIOL_COUNT];
     uint32_t viol_known;    /* bit per counter */
     int64_t viol_flush_t;
+    /* the slow readings (sample_state) of its last sample, when that sample was the newest row */
+    int64_t slow[4];
+    uint32_t slow_ok;       /* bit per slow[] that is a value (not NULL) */
+    bool slow_known;
 };
 
 /* A process seen by the writer: (pid, start time) -> proc.id. */
@@ -49,6 +53,8 @@ struct gs_store {
     sqlite3_stmt *ins_sample, *ins_psample, *ins_event, *ins_proc, *end_proc, *upd_proc_gpus;
     sqlite3_stmt *ins_torch, *upd_proc_peak;
     sqlite3_stmt *ins_prof;            /* prof_sample (profiling metrics, area 10c) */
+    sqlite3_stmt *ins_data;            /* sample_data alone: a new sample whose slow readings did not change */
+    int64_t max_t;                     /* the newest sample's time (INT64_MIN: none) */
     struct gs_store_gpu gpus[GS_STORE_MAX_GPUS];
     unsigned ngpus;
     struct gs_store_proc *procs;       /* open-addressing table */

@@ -20,6 +20,10 @@ int gs_store_prepare_writer(struct gs_store *st, struct gs_err *err)
           "INSERT OR REPLACE INTO sample(k, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw,"
           " power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad)"
           " VALUES(" GS_SAMPLE_K("?1") " + ?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)" },
+        { offsetof(struct gs_store, ins_data),
+          "INSERT INTO sample_data(k, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, energy_dev_mj,"
+          " sm_mhz, throttle, pcie_tx_mbs, pcie_rx_mbs, fan_pct) VALUES(" GS_SAMPLE_K("?1") " + ?2,?3,?4,?5,?6,?7,?8,"
+          "?9,?10,?11,?12,?13,?14)" },
         { offsetof(struct gs_store, ins_psample),
           "INSERT OR REPLACE INTO proc_sample VALUES(?,?,?,?,?,?,?,?)" },
         { offsetof(struct gs_store, ins_event),
@@ -49,6 +53,7 @@ int gs_store_prepare_writer(struct gs_store *st, struct gs_err *err)
              st->o.interval_ms ? st->o.interval_ms : 1000);
     if (gs_store_exec(st, sql, err) < 0)
         return -err->code;
+    st->max_t = gs_store_scalar(st->db, "SELECT " GS_SAMPLE_LAST_T, INT64_MIN);
     /* Samples a killed recorder left without their minute's rollup. */
     sqlite3_stmt *q;
     st->roll_from = INT64_MAX;
@@ -191,18 +196,42 @@ static int write_sample(struct gs_store *st, int64_t t_ms, const struct gs_gpu *
     uint32_t bad = g->state == GS_GPU_LOST ? GS_BAD_LOST : 0;
     bool energy_ok = gs_sample_has(s, GS_F_ENERGY) && sg->energy_known && s->energy_mj >= sg->energy_mj;
     v[GS_COL_ENERGY] = energy_ok ? (int64_t)(s->energy_mj - sg->energy_mj) : 0;
-    sqlite3_bind_int64(q, 1, t_ms);
-    sqlite3_bind_int(q, 2, sg->id);
+    bool ok[GS_COL_COUNT];
     for (int i = 0; i < GS_COL_COUNT; i++) {
         enum gs_field f = cols[i].f;
         uint8_t status = s->status[f];
-        bool ok = gs_sample_has(s, f) && (i != GS_COL_ENERGY || energy_ok) && (i != GS_COL_FAN || s->fan_count);
-        bind_opt(q, 3 + i, ok, v[i]);
-        if (!ok && status != GS_ST_OK && status != GS_ST_NOT_SUPPORTED && status != GS_ST_NOT_AVAILABLE &&
+        ok[i] = gs_sample_has(s, f) && (i != GS_COL_ENERGY || energy_ok) && (i != GS_COL_FAN || s->fan_count);
+        if (!ok[i] && status != GS_ST_OK && status != GS_ST_NOT_SUPPORTED && status != GS_ST_NOT_AVAILABLE &&
             status != GS_ST_NOT_SAMPLED)
             bad |= 1u << i;
     }
-    sqlite3_bind_int(q, 3 + GS_COL_COUNT, (int)bad);
+    /* The slow readings (sample_state): a new newest sample whose slow readings are those of its
+     * GPU's previous one goes into sample_data alone; any other through the view, whose trigger
+     * writes the state rows (a change, the first sample, a sample written before newer ones). */
+    static const int slow_cols[3] = { GS_COL_POWER_LIMIT, GS_COL_MEM_MHZ, GS_COL_PSTATE };
+    int64_t slow[4] = { v[GS_COL_POWER_LIMIT], v[GS_COL_MEM_MHZ], v[GS_COL_PSTATE], bad };
+    uint32_t slow_ok = 1u << 3;
+    for (int j = 0; j < 3; j++)
+        slow_ok |= ok[slow_cols[j]] ? 1u << j : 0;
+    bool append = t_ms > st->max_t, same = sg->slow_known && sg->slow_ok == slow_ok;
+    for (int j = 0; j < 4 && same; j++)
+        same = !(slow_ok & (1u << j)) || sg->slow[j] == slow[j];
+    bool data_only = append && same;
+    if (data_only)
+        q = st->ins_data;
+    sqlite3_bind_int64(q, 1, t_ms);
+    sqlite3_bind_int(q, 2, sg->id);
+    for (int i = 0, col = 3; i < GS_COL_COUNT; i++) {
+        bool is_slow = i == GS_COL_POWER_LIMIT || i == GS_COL_MEM_MHZ || i == GS_COL_PSTATE;
+        int64_t x = data_only && i == GS_COL_ENERGY && ok[GS_COL_POWER] ? v[i] - v[GS_COL_POWER] * 100 : v[i];
+        if (!data_only || !is_slow)
+            bind_opt(q, col++, ok[i], x); /* sample_data: the energy as its difference (GS_SAMPLE_ENERGY) */
+    }
+    if (!data_only)
+        sqlite3_bind_int(q, 3 + GS_COL_COUNT, (int)bad);
+    memcpy(sg->slow, slow, sizeof(slow));
+    sg->slow_ok = slow_ok;
+    sg->slow_known = append;
     if (gs_sample_has(s, GS_F_ENERGY)) {
         sg->energy_mj = s->energy_mj;
         sg->energy_known = true;
@@ -655,6 +684,8 @@ int gs_store_write_tick(struct gs_store *st, int64_t t_ms, const struct gs_snaps
         return -err->code;
     }
     st->last_t = t_ms;
+    if (t_ms > st->max_t)
+        st->max_t = t_ms;
     roll_minutes(st, t_ms);
     return 0;
 }

@@ -219,12 +219,15 @@ static void load_aggregates(sqlite3 *db, int64_t from, int64_t to, struct gs_sum
         }
         sqlite3_finalize(q);
     }
-    /* samples: utilization over the whole range, the rest outside [a, b) */
-    if (sqlite3_prepare_v2(db, "SELECT t, gpu, util_pct, 1, mem_used_mib, temp_c, power_dw, power_limit_w, energy_mj"
-                           " FROM sample WHERE k >= " GS_SAMPLE_K("?1") " AND k < " GS_SAMPLE_K("?2") " ORDER BY k", -1, &q,
-                           NULL) == SQLITE_OK) {
+    /* samples: utilization over the whole range, the rest outside [a, b) (the power limit is
+     * looked up in sample_state only there: CASE evaluates the view's lookup only when taken) */
+    if (sqlite3_prepare_v2(db, "SELECT t, gpu, util_pct, 1, mem_used_mib, temp_c, power_dw, CASE WHEN t < ?3 OR t >= ?4"
+                           " THEN power_limit_w END, energy_mj FROM sample WHERE k >= " GS_SAMPLE_K("?1") " AND k < "
+                           GS_SAMPLE_K("?2") " ORDER BY k", -1, &q, NULL) == SQLITE_OK) {
         sqlite3_bind_int64(q, 1, from);
         sqlite3_bind_int64(q, 2, to);
+        sqlite3_bind_int64(q, 3, a);
+        sqlite3_bind_int64(q, 4, b);
         int last_id = -1;
         struct acc *ac = NULL;
         while (sqlite3_step(q) == SQLITE_ROW) {

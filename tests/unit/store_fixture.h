@@ -63,4 +63,21 @@ static inline void store_remove(const char *path)
     }
 }
 
+/* The sample columns of every schema (t and gpu aside). */
+#define COLS6 "util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, power_limit_w, energy_mj," \
+    " sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct, bad"
+
+/* SQL turning a current store's `sample` (the view of schema 8) back into the table
+ * of schema 6 (WITHOUT ROWID, keyed by (t, gpu)) with the same rows, and the meta and
+ * schema_migration rows of the versions after 6 away; the caller sets user_version. */
+#define STORE_SAMPLE_TO_V6 \
+    "DROP VIEW series;" \
+    "CREATE TABLE s6(t INTEGER NOT NULL, gpu INTEGER NOT NULL, util_pct, mem_util_pct, mem_used_mib, temp_c," \
+    " mem_temp_c, power_dw, power_limit_w, energy_mj, sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs," \
+    " pcie_rx_mbs, fan_pct, bad INTEGER NOT NULL DEFAULT 0, PRIMARY KEY(t, gpu)) WITHOUT ROWID;" \
+    "INSERT INTO s6 SELECT t, gpu, " COLS6 " FROM sample;" \
+    "DROP VIEW sample; DROP TABLE sample_data; DROP TABLE sample_state; ALTER TABLE s6 RENAME TO sample;" \
+    "CREATE VIEW series AS SELECT t, gpu, 1 AS n, util_pct FROM sample;" \
+    "DELETE FROM meta WHERE key = 'sample_base_ms'; DELETE FROM schema_migration WHERE version >= 7;"
+
 #endif /* GS_TEST_STORE_FIXTURE_H */

@@ -99,7 +99,7 @@ static void test_migrate_from_3(void **state)
     store_tmp_path(path);
     struct gs_store *st = open_store(path, 10000, 86400000);
     assert_int_equal(sqlite3_exec(gs_store_db(st), "DROP TABLE prof_sample; DROP TABLE job; DROP INDEX proc_job;"
-                                  " ALTER TABLE proc DROP COLUMN slurm_job; DROP TABLE remote_write;"
+                                  " ALTER TABLE proc DROP COLUMN slurm_job; DROP TABLE remote_write; " STORE_SAMPLE_TO_V6
                                   " DELETE FROM schema_migration WHERE version >= 4; PRAGMA user_version = 3;",
                                   NULL, NULL, NULL), SQLITE_OK);
     gs_store_close(st);

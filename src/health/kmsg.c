@@ -37,6 +37,30 @@ static const char *find_sub(const char *s, size_t len, const char *needle)
     return memmem(s, len, needle, strlen(needle));
 }
 
+/* strtod and strtoll read until a byte that ends the number, and a line's end is not one
+ * (lines are not NUL-terminated): they parse a bounded copy. *stop: the byte after the number. */
+static double span_strtod(const char *p, const char *end, const char **stop)
+{
+    char buf[48];
+    size_t n = (size_t)(end - p) < sizeof(buf) - 1 ? (size_t)(end - p) : sizeof(buf) - 1;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    char *e;
+    double v = strtod(buf, &e);
+    if (stop)
+        *stop = p + (e - buf);
+    return v;
+}
+
+static long long span_strtoll(const char *p, const char *end)
+{
+    char buf[32];
+    size_t n = (size_t)(end - p) < sizeof(buf) - 1 ? (size_t)(end - p) : sizeof(buf) - 1;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+    return strtoll(buf, NULL, 10);
+}
+
 /* "[ 12345.678901]" anywhere before the NVRM tag, or a /dev/kmsg record
  * "prio,seq,usec,flags;" at the start: seconds since boot, or -1. */
 static double line_time(const char *s, size_t len)
@@ -49,20 +73,38 @@ static double line_time(const char *s, size_t len)
             if (*p == ',' && ++commas == 2)
                 usec = p + 1;
         if (usec && commas >= 3)
-            return strtod(usec, NULL) / 1e6;
+            return span_strtod(usec, semi, NULL) / 1e6;
     }
     if (len > 2 && s[0] == '[') {
         const char *p = s + 1;
         while (p < s + len && *p == ' ')
             p++;
         if (p < s + len && isdigit((unsigned char)*p)) {
-            char *end;
-            double v = strtod(p, &end);
+            const char *end;
+            double v = span_strtod(p, s + len, &end);
             if (end < s + len && *end == ']')
                 return v;
         }
     }
     return -1;
+}
+
+/* One to eight hex digits at p, never reading at or past end (a line is not NUL-terminated,
+ * so strtoul cannot be used here); returns the byte after them or NULL. */
+static const char *hex_field(const char *p, const char *end, unsigned long *v)
+{
+    const char *s = p;
+    unsigned long x = 0;
+    while (p < end && isxdigit((unsigned char)*p)) {
+        if (p - s == 8)
+            return NULL;
+        x = x * 16 + (unsigned long)(isdigit((unsigned char)*p) ? *p - '0' : (*p | 0x20) - 'a' + 10);
+        p++;
+    }
+    if (p == s)
+        return NULL;
+    *v = x;
+    return p;
 }
 
 /* Parse "[PCI:]DDDD:BB:DD[.F]" at p (within end); returns the byte after it or NULL. */
@@ -74,13 +116,9 @@ static const char *parse_bdf(const char *p, const char *end, struct gs_xid *x)
     if (end - p >= 4 && !strncmp(p, "PCI:", 4))
         p += 4;
     for (; i < 3 && p < end; i++) {
-        char *e;
-        if (!isxdigit((unsigned char)*p))
+        p = hex_field(p, end, &v[i]);
+        if (!p)
             return NULL;
-        v[i] = strtoul(p, &e, 16);
-        if (e > end || e - p > 8)
-            return NULL;
-        p = e;
         if (i < 2) {
             if (p >= end || *p != ':')
                 return NULL;
@@ -108,9 +146,9 @@ static void parse_location(const char *p, const char *end, struct gs_xid *x)
         while (q < end && *q == ' ')
             q++;
         if (end - q > 7 && !strncmp(q, "GPU-CI:", 7))
-            x->ci = (int32_t)strtol(q + 7, NULL, 10);
+            x->ci = (int32_t)span_strtoll(q + 7, end);
         else if (end - q > 6 && !strncmp(q, "GPU-I:", 6))
-            x->gi = (int32_t)strtol(q + 6, NULL, 10);
+            x->gi = (int32_t)span_strtoll(q + 6, end);
         while (q < end && *q != ' ')
             q++;
     }
@@ -135,7 +173,7 @@ static void parse_tail(const char *p, const char *end, struct gs_xid *x)
     if (end - p > 4 && !strncmp(p, "pid=", 4)) {
         p += 4;
         if (p < end && isdigit((unsigned char)*p))
-            x->pid = (uint32_t)strtoul(p, NULL, 10);
+            x->pid = (uint32_t)span_strtoll(p, end);
         const char *c = memchr(p, ',', (size_t)(end - p));
         p = c ? c + 1 : end;
         while (p < end && *p == ' ')

@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "health/health.h"
 #include "health/kmsg.h"
@@ -139,6 +141,46 @@ static void test_noise_and_garbage(void **state)
     assert_false(x.has_pci);
 }
 
+/* A line is not NUL-terminated: numbers that run to the end of the buffer must not be read past it
+ * (fuzz_kmsg found strtoul doing so). Each text is placed at the very end of a page followed by an
+ * inaccessible one, so a read past the end faults. */
+static void test_numbers_at_buffer_end(void **state)
+{
+    (void)state;
+    static const char *texts[] = {
+        "NVRM: GPU 0000:18:00",                       /* the address's device digits end the buffer */
+        "NVRM: GPU 0000:18:0000000",                  /* 7 digits then the end */
+        "NVRM: Xid (PCI:0000:3b:00): 79, pid=12345",  /* the pid's digits end it */
+        "NVRM: Xid (PCI:0000:3b:00 GPU-I:12345",      /* a MIG tag's digits end it */
+        "[ 12345.678",                                 /* a timestamp without its bracket */
+        "[ 12345.678] NVRM: GPU 0000:18:00.0: GPU has fallen off the bus. 0000:1",
+    };
+    long page = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, (size_t)page * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    assert_true(m != MAP_FAILED);
+    assert_int_equal(mprotect(m + page, (size_t)page, PROT_NONE), 0);
+    for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+        size_t n = strlen(texts[i]);
+        char *p = m + page - n;
+        memcpy(p, texts[i], n);
+        struct gs_kmsg_log log = { 0 };
+        gs_kmsg_parse_buf(&log, p, n);
+        gs_kmsg_free(&log);
+    }
+    /* and what is found at the very end is still read right */
+    const char *fallen = "NVRM: GPU 0000:18:00.0: GPU has fallen off the bus.";
+    size_t n = strlen(fallen);
+    memcpy(m + page - n, fallen, n);
+    struct gs_kmsg_log log = { 0 };
+    gs_kmsg_parse_buf(&log, m + page - n, n);
+    assert_int_equal(log.n, 1);
+    assert_int_equal(log.v[0].xid, 79);
+    assert_true(log.v[0].has_pci);
+    assert_int_equal(log.v[0].pci_bus, 0x18);
+    gs_kmsg_free(&log);
+    munmap(m, (size_t)page * 2);
+}
+
 static void test_catalog(void **state)
 {
     (void)state;
@@ -160,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_kmsg_record_multiline),
         cmocka_unit_test(test_timestamps),
         cmocka_unit_test(test_noise_and_garbage),
+        cmocka_unit_test(test_numbers_at_buffer_end),
         cmocka_unit_test(test_catalog),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -59,7 +59,10 @@ int gs_parse_duration_ms(const char *s, int64_t *ms)
         mult = 7 * 86400e3;
     else
         return -1;
-    *ms = (int64_t)(v * mult + 0.5);
+    double r = v * mult + 0.5;
+    if (!(r < 9.2e18)) /* beyond int64_t's milliseconds (and NaN, inf): not a duration */
+        return -1;
+    *ms = (int64_t)r;
     return 0;
 }
 
@@ -248,6 +251,9 @@ int gs_parse_size(const char *s, uint64_t *bytes)
     case 'T': mult = 1024.0 * 1024 * 1024 * 1024; break;
     default: return -1;
     }
-    *bytes = (uint64_t)(v * mult);
+    double r = v * mult;
+    if (!(r < 1.8e19)) /* beyond uint64_t (and NaN, inf): not a size */
+        return -1;
+    *bytes = (uint64_t)r;
     return 0;
 }

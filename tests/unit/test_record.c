@@ -324,6 +324,17 @@ static void test_parsing(void **state)
     assert_int_equal(gs_parse_duration_ms("90", &ms), 0);
     assert_int_equal(ms, 90000);
     assert_int_equal(gs_parse_duration_ms("3x", &ms), -1);
+    /* out of range, NaN and infinity are refused, not converted (UB; fuzz_rw_config found it) */
+    assert_int_equal(gs_parse_duration_ms("3e54", &ms), -1);
+    assert_int_equal(gs_parse_duration_ms("1e16h", &ms), -1);
+    assert_int_equal(gs_parse_duration_ms("nan", &ms), -1);
+    assert_int_equal(gs_parse_duration_ms("inf", &ms), -1);
+    assert_int_equal(gs_parse_duration_ms("100000000d", &ms), 0);
+    assert_int_equal(ms, 8640000000000000LL);
+    assert_int_equal(gs_parse_size("1e30G", &b), -1);
+    assert_int_equal(gs_parse_size("nan", &b), -1);
+    assert_int_equal(gs_parse_size("2G", &b), 0);
+    assert_int_equal(b, 2147483648ULL);
     assert_int_equal(gs_parse_time_ms("2024-05-01T02:00:00+02:00", 0, &ms), 0);
     assert_int_equal(ms, T0);
     assert_int_equal(gs_parse_time_ms("-1h", T0, &ms), 0);

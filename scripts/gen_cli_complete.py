@@ -138,56 +138,6 @@ _gpuscope()
 }
 '''
 
-# The completion of the commands that are not on an option table yet: their --help, read
-# at completion time (what every command did before the tables).
-BASH_BY_HELP = r'''
-# The option tokens of a --help text: the option column, the usage lines, 'test options:'.
-_gpuscope_help_opts()
-{
-    "$@" --help 2>/dev/null | awk '
-        /^$/ { usage = 0; next }
-        NR == 1 { usage = 1 }
-        usage || /^test options:/ { line = $0 }
-        !usage && !/^test options:/ && /^[ \t]+-/ { line = $0; sub(/^[ \t]+/, "", line); sub(/  .*/, "", line) }
-        !usage && !/^test options:/ && !/^[ \t]+-/ { next }
-        { n = split(line, w, /[][ |,{}]+/)
-          for (i = 1; i <= n; i++) if (w[i] ~ /^--?[A-Za-z]/) { sub(/=.*/, "=", w[i]); print w[i] } }' | sort -u
-}
-
-# A command without an option table (the caller's cur, prev, cmd, bin, demo, split).
-_gpuscope_by_help()
-{
-    case $prev in
-        --query-gpu)
-            _gpuscope_list "$("$bin" query --help-query-gpu 2>/dev/null | awk '{ print $1 }')"
-            return ;;
-        --query-compute-apps)
-            _gpuscope_list "$("$bin" query --help-query-compute-apps 2>/dev/null | awk '{ print $1 }')"
-            return ;;
-        -i | --id)
-            [[ $cmd == gpustat ]] && return # gpustat's -i is the interval
-            _gpuscope_list "$(_gpuscope_gpu_ids "$bin" "${demo[@]}")"
-            return ;;
-        --format | -f)
-            case $cmd in
-                query) _gpuscope_list "csv noheader nounits json table" ;;
-                *) COMPREPLY=($(compgen -W "text json" -- "$cur")) ;;
-            esac
-            return ;;
-        --color) COMPREPLY=($(compgen -W "auto always never" -- "$cur")); return ;;
-        --hostname-label) COMPREPLY=($(compgen -W "Hostname hostname none" -- "$cur")); return ;;
-        --output | -o | --web.config.file | --web-config-file | --pod-resources-kubelet-socket)
-            _filedir
-            return ;;
-        --host-root) _filedir -d; return ;;
-    esac
-    $split && return
-    if [[ $cur == -* ]]; then
-        COMPREPLY=($(compgen -W "$(_gpuscope_help_opts "$bin" "$cmd")" -- "$cur"))
-        [[ ${COMPREPLY-} == *= ]] && compopt -o nospace 2>/dev/null
-    fi
-}
-'''
 
 
 def bash_value_action(o):
@@ -240,8 +190,6 @@ def render_bash(dump):
                 out.append("        %s) %s ;;\n" % (pat, bash_value_action(o)))
     out.append("    esac\n}\n")
     out.append(BASH_ENGINE)
-    if untabled(dump):
-        out.append(BASH_BY_HELP)
     out.append("complete -F _gpuscope gpuscope\n")
     return "".join(out)
 
@@ -310,31 +258,6 @@ end
 complete -c gpuscope -f
 '''
 
-FISH_BY_HELP = r'''
-# The commands not on an option table yet: their options from --help, at completion time.
-function __gpuscope_by_help
-    contains -- (__gpuscope_cmd) %s
-end
-
-function __gpuscope_options
-    set -l bin (commandline -opc)[1]
-    $bin (__gpuscope_cmd) --help 2>/dev/null | awk '
-        /^$/ { usage = 0; next }
-        NR == 1 { usage = 1 }
-        usage || /^test options:/ { line = $0 }
-        !usage && !/^test options:/ && /^[ \t]+-/ { line = $0; sub(/^[ \t]+/, "", line); sub(/  .*/, "", line) }
-        !usage && !/^test options:/ && !/^[ \t]+-/ { next }
-        { n = split(line, w, /[][ |,{}]+/)
-          for (i = 1; i <= n; i++) if (w[i] ~ /^--?[A-Za-z]/) { sub(/=.*/, "", w[i]); print w[i] } }' | sort -u
-end
-
-complete -c gpuscope -n '__gpuscope_by_help; and string match -q -- "-*" (commandline -ct)' -a '(__gpuscope_options)'
-complete -c gpuscope -n '__gpuscope_by_help' -l query-gpu -x -a '(__gpuscope_fields --help-query-gpu)'
-complete -c gpuscope -n '__gpuscope_by_help' -l query-compute-apps -x -a '(__gpuscope_fields --help-query-compute-apps)'
-complete -c gpuscope -n 'not contains -- gpustat (commandline -opc); and __gpuscope_by_help' -s i -l id -x -a '(__gpuscope_gpus)'
-complete -c gpuscope -n '__gpuscope_by_help' -l color -x -a 'auto always never'
-complete -c gpuscope -n '__gpuscope_by_help' -l output -l web.config.file -r -F
-'''
 
 
 def fish_value(o):
@@ -385,8 +308,6 @@ def render_fish(dump):
                 out.append("complete -c gpuscope -n %s -a %s\n" % (sq(ocond), sq(" ".join(o["choices"]))))
             elif o["complete"] in ("file", "dir"):
                 out.append("complete -c gpuscope -n %s -F\n" % sq(ocond))
-    if untabled(dump):
-        out.append(FISH_BY_HELP % " ".join(untabled(dump)))
     return "".join(out)
 
 
@@ -459,53 +380,6 @@ _gpuscope() {
 }
 '''
 
-ZSH_BY_HELP = r'''
-_gpuscope_help_opts() {
-  "$@" --help 2>/dev/null | awk '
-    /^$/ { usage = 0; next }
-    NR == 1 { usage = 1 }
-    usage || /^test options:/ { line = $0 }
-    !usage && !/^test options:/ && /^[ \t]+-/ { line = $0; sub(/^[ \t]+/, "", line); sub(/  .*/, "", line) }
-    !usage && !/^test options:/ && !/^[ \t]+-/ { next }
-    { n = split(line, w, /[][ |,{}]+/)
-      for (i = 1; i <= n; i++) if (w[i] ~ /^--?[A-Za-z]/) { sub(/=.*/, "", w[i]); print w[i] } }' | sort -u
-}
-
-# A command without an option table: its --help, read at completion time.
-_gpuscope_by_help() {
-  local prev=$words[CURRENT-1] cur=$PREFIX
-  local -a opts
-  if [[ $cur == --*=* ]]; then
-    prev=${cur%%=*}
-    compset -P '*='
-  fi
-  case $prev in
-    --query-gpu)
-      _values -s , 'field' ${(f)"$($bin query --help-query-gpu 2>/dev/null | awk '{ print $1 }')"}
-      return ;;
-    --query-compute-apps)
-      _values -s , 'field' ${(f)"$($bin query --help-query-compute-apps 2>/dev/null | awk '{ print $1 }')"}
-      return ;;
-    -i|--id)
-      [[ $cmd == gpustat ]] && return
-      _values -s , 'GPU' ${(f)"$(timeout 2 $bin $demo query --query-gpu=index,uuid,pci.bus_id --format=csv,noheader 2>/dev/null | tr -d ' ' | tr ',' '\n')"}
-      return ;;
-    --format|-f)
-      case $cmd in
-        query) _values -s , 'format' csv noheader nounits json table ;;
-        *) compadd -- text json ;;
-      esac
-      return ;;
-    --color) compadd -- auto always never; return ;;
-    --output|-o|--web.config.file|--web-config-file) _files; return ;;
-    --host-root) _files -/; return ;;
-  esac
-  if [[ $cur == -* ]]; then
-    opts=(${(f)"$(_gpuscope_help_opts $bin $cmd)"})
-    compadd -- $opts
-  fi
-}
-'''
 
 
 def zsh_action(o):
@@ -552,12 +426,14 @@ def render_zsh(dump):
                 pat = '"%s %d"' % (c["name"], k) if not o["repeat"] else '"%s "*' % c["name"]
                 out.append("    %s) %s ;;\n" % (pat, zsh_action(o)))
     out.append("  esac\n}\n")
-    if untabled(dump):
-        out.append(ZSH_BY_HELP)
     out.append(ZSH_ENGINE)
     out.append('\n_gpuscope "$@"\n')
     return "".join(out)
 
 
 def render(dump):
+    missing = untabled(dump)
+    if missing:
+        raise SystemExit("gen-cli: %s not on an option table: give each a gs_cli (src/cmd/opts.h says how)"
+                         % ", ".join(missing))
     return {"gpuscope.bash": render_bash(dump), "gpuscope.fish": render_fish(dump), "_gpuscope": render_zsh(dump)}

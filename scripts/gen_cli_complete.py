@@ -50,6 +50,28 @@ def untabled(dump):
     return [c["name"] for c in dump["commands"] if not c["cli"]]
 
 
+def value_arms(dump, indent, action):
+    """The case arms "command --option") ACTION ;; of every option that takes a value (bash, zsh)."""
+    arms = []
+    for c in tabled(dump):
+        for o in visible(c["cli"]):
+            if o["long"] and o["arg"] and not o["optional"]:
+                pats = "|".join('"%s %s"' % (c["name"], s) for s in spellings(o))
+                arms.append("%s%s) %s ;;\n" % (indent, pats, action(o)))
+    return arms
+
+
+def operand_arms(dump, indent, action):
+    """The case arms "command N") ACTION ;; of operands that complete files, dirs or choices."""
+    arms = []
+    for c in tabled(dump):
+        for k, o in enumerate(operands(c["cli"])):
+            if o["complete"] in ("file", "dir", "choices") and not o["rest"]:
+                pat = '"%s %d"' % (c["name"], k) if not o["repeat"] else '"%s "*' % c["name"]
+                arms.append("%s%s) %s ;;\n" % (indent, pat, action(o)))
+    return arms
+
+
 def sq(s):
     return "'" + s.replace("'", "'\\''") + "'"
 
@@ -177,17 +199,9 @@ def render_bash(dump):
                 out.append("    [%s]=%d\n" % (c["name"], k))
     out.append(")\n\n# The value of option $2 of command $1 (the caller's cur, bin, demo).\n")
     out.append("_gpuscope_value()\n{\n    case \"$1 $2\" in\n")
-    for c in tabled(dump):
-        for o in visible(c["cli"]):
-            if o["long"] and o["arg"] and not o["optional"]:
-                pats = "|".join('"%s %s"' % (c["name"], s) for s in spellings(o))
-                out.append("        %s) %s ;;\n" % (pats, bash_value_action(o)))
+    out += value_arms(dump, "        ", bash_value_action)
     out.append("    esac\n}\n\n# Operand $2 (0, 1, ...) of command $1.\n_gpuscope_operand()\n{\n    case \"$1 $2\" in\n")
-    for c in tabled(dump):
-        for k, o in enumerate(operands(c["cli"])):
-            if o["complete"] in ("file", "dir", "choices") and not o["rest"]:
-                pat = '"%s %d"' % (c["name"], k) if not o["repeat"] else '"%s "*' % c["name"]
-                out.append("        %s) %s ;;\n" % (pat, bash_value_action(o)))
+    out += operand_arms(dump, "        ", bash_value_action)
     out.append("    esac\n}\n")
     out.append(BASH_ENGINE)
     out.append("complete -F _gpuscope gpuscope\n")
@@ -414,17 +428,9 @@ def render_zsh(dump):
             if o["rest"]:
                 out.append("_gpuscope_rest[%s]=%d\n" % (c["name"], k))
     out.append("\n_gpuscope_value() {\n  case \"$1 $2\" in\n")
-    for c in tabled(dump):
-        for o in visible(c["cli"]):
-            if o["long"] and o["arg"] and not o["optional"]:
-                pats = "|".join('"%s %s"' % (c["name"], s) for s in spellings(o))
-                out.append("    %s) %s ;;\n" % (pats, zsh_action(o)))
+    out += value_arms(dump, "    ", zsh_action)
     out.append("  esac\n}\n\n_gpuscope_operand() {\n  case \"$1 $2\" in\n")
-    for c in tabled(dump):
-        for k, o in enumerate(operands(c["cli"])):
-            if o["complete"] in ("file", "dir", "choices") and not o["rest"]:
-                pat = '"%s %d"' % (c["name"], k) if not o["repeat"] else '"%s "*' % c["name"]
-                out.append("    %s) %s ;;\n" % (pat, zsh_action(o)))
+    out += operand_arms(dump, "    ", zsh_action)
     out.append("  esac\n}\n")
     out.append(ZSH_ENGINE)
     out.append('\n_gpuscope "$@"\n')

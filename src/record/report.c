@@ -213,9 +213,7 @@ static int export_rows(FILE *out, struct gs_store *st, const struct gs_report_op
                      " pcie_tx_avg_mbs, pcie_rx_avg_mbs, fan_avg_pct, n FROM rollup WHERE t >= ?1 AND t < ?2 AND t <= ?3",
                      o, &gn, first == INT64_MAX ? INT64_MAX : first - 60000, &tz);
     if (rc == SQLITE_OK)
-        rc = export_part(out, db, "SELECT d.t, d.gpu, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw,"
-                         " power_limit_w, " GS_SAMPLE_ENERGY ", sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs,"
-                         " fan_pct, 1 FROM " GS_SAMPLE_WIDE " WHERE k >= " GS_SAMPLE_K("?1") " AND k < " GS_SAMPLE_K("?2")
+        rc = export_part(out, db, "SELECT " GS_SAMPLE_WIDE_COLS ", 1 FROM " GS_SAMPLE_WIDE " WHERE k >= " GS_SAMPLE_K("?1") " AND k < " GS_SAMPLE_K("?2")
                          " AND ?3 IS NOT NULL ORDER BY k", o, &gn, 0, &tz);
     if (rc != SQLITE_OK)
         return gs_store_sqlerr(err, rc, gs_store_path(st), "reading");

@@ -58,8 +58,7 @@ struct gs_rw {
 #define RW_MAX_ROWS 20000
 
 static const char rw_sql_rows[] =
-    "SELECT d.t, d.gpu, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw, power_limit_w,"
-    " " GS_SAMPLE_ENERGY ", sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct FROM " GS_SAMPLE_WIDE
+    "SELECT " GS_SAMPLE_WIDE_COLS " FROM " GS_SAMPLE_WIDE
     " WHERE k > " GS_SAMPLE_K("?1") " + min(?2, 63) ORDER BY k LIMIT ?3"; /* sent_gpu past the last GPU: 63 */
 
 static void rw_close_db(struct gs_rw *rw)

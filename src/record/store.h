@@ -62,6 +62,9 @@ enum gs_col {
  * d.t, d.gpu (s has a t and a gpu too) and GS_SAMPLE_ENERGY for energy_mj. */
 #define GS_SAMPLE_WIDE "sample_data d LEFT JOIN sample_state s ON s.gpu = d.gpu AND s.t =" \
     " (SELECT max(x.t) FROM sample_state x WHERE x.gpu = d.gpu AND x.t <= d.t)"
+/* Every sample column in the view's order, selected FROM GS_SAMPLE_WIDE. */
+#define GS_SAMPLE_WIDE_COLS "d.t, d.gpu, util_pct, mem_util_pct, mem_used_mib, temp_c, mem_temp_c, power_dw," \
+    " power_limit_w, " GS_SAMPLE_ENERGY ", sm_mhz, mem_mhz, throttle, pstate, pcie_tx_mbs, pcie_rx_mbs, fan_pct"
 
 struct gs_store_opts {
     const char *path;           /* database file (":memory:" for a private one) */

@@ -39,12 +39,17 @@ static const char *find_sub(const char *s, size_t len, const char *needle)
 
 /* strtod and strtoll read until a byte that ends the number, and a line's end is not one
  * (lines are not NUL-terminated): they parse a bounded copy. *stop: the byte after the number. */
+static void span_copy(char *buf, size_t cap, const char *p, const char *end)
+{
+    size_t n = (size_t)(end - p) < cap - 1 ? (size_t)(end - p) : cap - 1;
+    memcpy(buf, p, n);
+    buf[n] = '\0';
+}
+
 static double span_strtod(const char *p, const char *end, const char **stop)
 {
     char buf[48];
-    size_t n = (size_t)(end - p) < sizeof(buf) - 1 ? (size_t)(end - p) : sizeof(buf) - 1;
-    memcpy(buf, p, n);
-    buf[n] = '\0';
+    span_copy(buf, sizeof(buf), p, end);
     char *e;
     double v = strtod(buf, &e);
     if (stop)
@@ -55,9 +60,7 @@ static double span_strtod(const char *p, const char *end, const char **stop)
 static long long span_strtoll(const char *p, const char *end)
 {
     char buf[32];
-    size_t n = (size_t)(end - p) < sizeof(buf) - 1 ? (size_t)(end - p) : sizeof(buf) - 1;
-    memcpy(buf, p, n);
-    buf[n] = '\0';
+    span_copy(buf, sizeof(buf), p, end);
     return strtoll(buf, NULL, 10);
 }
 

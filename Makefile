@@ -119,6 +119,9 @@ SIM_LIBS := $(SIM_PROFILES:%=$(O)/sim/%/libnvidia-ml.so.1)
 DRMSIM_SRC := $(sort $(wildcard sim/drm/*.c))
 DRMSIM_OBJ := $(DRMSIM_SRC:%.c=$(O)/obj/%.o)
 DRMSIM := $(O)/sim/drmsim
+# --- the DRM simulator's cost model (sim/drm/cost/): a library benchmarks LD_PRELOAD into
+# a process that reads a drmsim tree; built without the sanitizers (it is preloaded)
+DRMCOST_LIB := $(O)/sim/libgsdrmcost.so
 
 # --- the CUDA driver API simulator: build/sim/cuda/libcuda.so.1 from simcuda/, with the
 # scenario parser and burn's CPU reference kernels (docs/SIMULATOR.md, "The CUDA simulator")
@@ -136,7 +139,7 @@ CMOCKA_LIBS := $(shell $(PKG_CONFIG) --libs cmocka 2>/dev/null || echo -lcmocka)
 BENCH_SRC := $(wildcard bench/*.c)
 BENCH_BIN := $(BENCH_SRC:bench/%.c=$(O)/bench/%)
 
-all: $(O)/gpuscope $(SIM_LIBS) $(CUSIM_LIB) $(MOD_LIBS) $(DRMSIM) $(O)/.pyhook-compiled
+all: $(O)/gpuscope $(SIM_LIBS) $(CUSIM_LIB) $(MOD_LIBS) $(DRMSIM) $(DRMCOST_LIB) $(O)/.pyhook-compiled
 
 # The Python hook's bytecode beside it (python/hook/__pycache__, ignored by git): a hooked
 # process then does not compile it at every start. Optional: without python3, nothing.
@@ -178,6 +181,13 @@ $(DRMSIM): $(DRMSIM_OBJ) $(filter $(O)/obj/sim/scenario%,$(SIM_OBJ))
 	$(CC) $(CFLAGS_ALL) -o $@ $^ $(LDFLAGS) -lm
 
 $(DRMSIM_OBJ): CPPFLAGS += -Isim
+
+$(DRMCOST_LIB): sim/drm/cost/drmcost.c sim/drm/cost/drmcost_env.c sim/drm/cost/drmcost.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -std=c11 $(OPTFLAGS) $(WARN) -fPIC $(CFLAGS) -shared -o $@ $(filter %.c,$^) \
+	    $(LDFLAGS) -ldl -lpthread
+# test_drm_cost checks the model's parsing in-process (the figures only, not the interposer)
+$(O)/tests/test_drm_cost: $(O)/obj/sim/drm/cost/drmcost_env.o
 # test_drm writes trees in-process with the simulator's writer (everything but its main)
 $(O)/tests/test_drm: $(filter-out %/drmsim.o,$(DRMSIM_OBJ))
 

@@ -56,6 +56,7 @@ static struct {
     ssize_t (*read)(int, void *, size_t);
     ssize_t (*pread)(int, void *, size_t, off_t);
     struct dirent *(*readdir)(DIR *);
+    DIR *(*opendir)(const char *);
     ssize_t (*readlinkat)(int, const char *, char *, size_t);
 } dc;
 static pthread_once_t dc_once = PTHREAD_ONCE_INIT;
@@ -127,14 +128,15 @@ __attribute__((destructor)) static void dc_stats(void)
 static void dc_root(const char *var, const char *sub, char *out, size_t cap, size_t *len)
 {
     const char *v = getenv(var);
+    size_t n = v ? strlen(v) : 0;
 
-    if (v && *v)
-        snprintf(out, cap, "%s%s", v, sub);
+    while (n > 1 && v[n - 1] == '/')
+        n--; /* "tree/" and "tree" are one root */
+    if (n && n < cap)
+        snprintf(out, cap, "%.*s%s", (int)n, v, sub);
     else
         out[0] = '\0';
     *len = strlen(out);
-    while (*len > 1 && out[*len - 1] == '/')
-        out[--*len] = '\0';
 }
 
 static void dc_setup(void)
@@ -147,13 +149,12 @@ static void dc_setup(void)
     dc.read = (ssize_t(*)(int, void *, size_t))dlsym(RTLD_NEXT, "read");
     dc.pread = (ssize_t(*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
     dc.readdir = (struct dirent * (*)(DIR *)) dlsym(RTLD_NEXT, "readdir");
+    dc.opendir = (DIR * (*)(const char *)) dlsym(RTLD_NEXT, "opendir");
     dc.readlinkat = (ssize_t(*)(int, const char *, char *, size_t))dlsym(RTLD_NEXT, "readlinkat");
     if (gs_drmcost_figures(dc.us) <= 0)
         return;
-    dc_root("GPUSCOPE_SYS_ROOT", "", dc.sys_root, sizeof(dc.sys_root), &dc.sys_len);
+    dc_root("GPUSCOPE_SYS_ROOT", "/sys", dc.sys_root, sizeof(dc.sys_root), &dc.sys_len);
     dc_root("GPUSCOPE_PROC_ROOT", "", dc.proc_root, sizeof(dc.proc_root), &dc.proc_len);
-    if (!dc.proc_len && dc.sys_len)
-        dc_root("GPUSCOPE_SYS_ROOT", "/proc", dc.proc_root, sizeof(dc.proc_root), &dc.proc_len);
     dc_calibrate();
     __atomic_store_n(&dc.on, 1, __ATOMIC_RELEASE);
 }
@@ -348,6 +349,16 @@ ssize_t pread(int fd, void *buf, size_t n, off_t off)
 }
 
 ssize_t pread64(int fd, void *buf, size_t n, off_t off) __attribute__((alias("pread")));
+
+DIR *opendir(const char *path)
+{
+    int on = dc_ready();
+    DIR *d = dc.opendir(path);
+
+    if (on && d)
+        dc_opened(dirfd(d), AT_FDCWD, path, O_RDONLY | O_DIRECTORY);
+    return d;
+}
 
 struct dirent *readdir(DIR *d)
 {

@@ -7,7 +7,7 @@
  * hands its figures to the model; docs/SIMULATOR.md, "Cost model", says why.
  *
  *   bench_filecost [-n OPS] [-d TMPDIR]
- *     -n  operations per batch (default 20000; 7 batches, the median is kept)
+ *     -n  operations per batch (default 5000; 7 batches, the median is kept)
  *     -d  where the tmpfs twins are written (default /dev/shm)
  *
  * Each figure is CPU time of this process (CLOCK_PROCESS_CPUTIME_ID), real
@@ -242,13 +242,15 @@ static int run(struct fc *fc)
 
 int main(int argc, char **argv)
 {
-    struct fc fc = { .ops = 20000 };
+    struct fc fc = { .ops = 5000 };
     const char *base = "/dev/shm";
     int opt, rc;
 
     while ((opt = getopt(argc, argv, "n:d:")) != -1) {
-        if (opt == 'n' && atoi(optarg) > 0)
-            fc.ops = (unsigned)atoi(optarg);
+        char *end;
+        unsigned long n = opt == 'n' ? strtoul(optarg, &end, 10) : 0;
+        if (opt == 'n' && n > 0 && n <= 10000000 && !*end)
+            fc.ops = (unsigned)n;
         else if (opt == 'd')
             base = optarg;
         else {

@@ -8,8 +8,8 @@
  * files with open/pread/readdir, and a drmsim tree on tmpfs already pays the
  * tmpfs side of each; this adds the rest as CPU time of the calling thread.
  *
- * It interposes open*, openat*, close, dup/fcntl(F_DUPFD*), read, pread*,
- * readdir*, readlinkat and remembers, per fd, whether it belongs to the tree
+ * It interposes open*, openat*, opendir, close, closedir, dup/fcntl(F_DUPFD*),
+ * read, pread*, readdir*, readlinkat and remembers, per fd, whether it belongs to the tree
  * and what it is (a sysfs attribute, an hwmon attribute, gpu_metrics, a
  * client's fdinfo, another /proc file, a directory). Off (a pass-through)
  * unless GPUSCOPE_SIM_DRM_COST_US is a number above 0. The figures and where
@@ -38,7 +38,7 @@ enum dc_kind {   /* what an fd of the tree is (0: not the tree's) */
     DK_FILE,     /* a file; its class is in cls[] */
 };
 
-#define DC_MAX_FD 65536
+#define DC_MAX_FD 65536 /* fds at or above it are never the tree's (nothing is charged) */
 
 static struct {
     int on;
@@ -57,6 +57,7 @@ static struct {
     ssize_t (*pread)(int, void *, size_t, off_t);
     struct dirent *(*readdir)(DIR *);
     DIR *(*opendir)(const char *);
+    int (*closedir)(DIR *);
     ssize_t (*readlinkat)(int, const char *, char *, size_t);
 } dc;
 static pthread_once_t dc_once = PTHREAD_ONCE_INIT;
@@ -150,6 +151,7 @@ static void dc_setup(void)
     dc.pread = (ssize_t(*)(int, void *, size_t, off_t))dlsym(RTLD_NEXT, "pread");
     dc.readdir = (struct dirent * (*)(DIR *)) dlsym(RTLD_NEXT, "readdir");
     dc.opendir = (DIR * (*)(const char *)) dlsym(RTLD_NEXT, "opendir");
+    dc.closedir = (int (*)(DIR *))dlsym(RTLD_NEXT, "closedir");
     dc.readlinkat = (ssize_t(*)(int, const char *, char *, size_t))dlsym(RTLD_NEXT, "readlinkat");
     if (gs_drmcost_figures(dc.us) <= 0)
         return;
@@ -358,6 +360,14 @@ DIR *opendir(const char *path)
     if (on && d)
         dc_opened(dirfd(d), AT_FDCWD, path, O_RDONLY | O_DIRECTORY);
     return d;
+}
+
+/* closedir closes its fd inside libc, past close() above: forget the fd here. */
+int closedir(DIR *d)
+{
+    if (dc_ready() && d)
+        dc_mark(dirfd(d), DK_NONE, GS_DRMCOST_NONE);
+    return dc.closedir(d);
 }
 
 struct dirent *readdir(DIR *d)

@@ -365,7 +365,7 @@ DIR *opendir(const char *path)
 /* closedir closes its fd inside libc, past close() above: forget the fd here. */
 int closedir(DIR *d)
 {
-    if (dc_ready() && d)
+    if (dc_ready())
         dc_mark(dirfd(d), DK_NONE, GS_DRMCOST_NONE);
     return dc.closedir(d);
 }

@@ -259,7 +259,9 @@ $(FUZZ_BIN): build-fuzz/%: fuzz/%.c $(FUZZ_OBJ)
 # fuzz_drmsim_scn also links the DRM simulator (everything but its main)
 DRMSIM_FUZZ_OBJ := $(patsubst %.c,build-fuzz/obj/%.o,$(filter-out sim/drm/drmsim.c,$(DRMSIM_SRC)))
 build-fuzz/fuzz_drmsim_scn: $(DRMSIM_FUZZ_OBJ)
--include $(FUZZ_OBJ:.o=.d) $(DRMSIM_FUZZ_OBJ:.o=.d)
+# fuzz_drm_cost links the DRM cost model's figure parser (not its interposer)
+build-fuzz/fuzz_drm_cost: build-fuzz/obj/sim/drm/cost/drmcost_env.o
+-include $(FUZZ_OBJ:.o=.d) $(DRMSIM_FUZZ_OBJ:.o=.d) build-fuzz/obj/sim/drm/cost/drmcost_env.d
 fuzz: $(FUZZ_BIN)
 
 # --- module ABI stamps (src/core/abi.h, src/abi/layout.h): a hash of the text of every header under src/,

@@ -18,7 +18,16 @@ static const char *const dc_env[GS_DRMCOST__N] = {
     "GPUSCOPE_SIM_DRM_COST_LINK_US",
 };
 /* Defaults once on: bench/bench_filecost's figures of 2026-12-03 on the
- * project's 2-CPU VM (Linux 6.18); the first is the value given. */
+ * project's 2-CPU VM (Linux 6.18.44), a real sysfs or procfs file's CPU cost
+ * over its tmpfs twin: fdinfo read 1.17-0.60, /proc read 3.77-0.62, sysfs
+ * open+close 5.65-2.78, /proc open+close 4.43-3.09, an entry of a /proc
+ * listing 0.34-0.21, a /proc/PID/fd/N readlink 3.84-1.52 us. The first is
+ * the value given; hwmon and gpu_metrics (-1) take it: they are sysfs
+ * attributes too. None holds a driver's own time (amdgpu's SMU messages, the
+ * walk of a client's buffers behind fdinfo): no such figure is published
+ * (the nearest: ROCm/legacy-rocm-build#1649's 1 ms sensor cache, Linux's
+ * 5 ms gpu_metrics cache of "drm/amd/pm: Use driver table structure in
+ * smuv13"; docs/SIMULATOR.md, "The DRM tree's cost model"). */
 static const double dc_default[GS_DRMCOST__N] = { 0, -1, -1, 0.57, 3.15, 2.87, 1.34, 0.14, 2.32 };
 
 /* ---- the figures -------------------------------------------------------------------- */

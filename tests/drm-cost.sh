@@ -76,19 +76,20 @@ expect() { # expect 'condition on a[0] (cpu per op)' 'what' MODE PATH N
 expect 'a[0] < 50' "model off: a tree read costs under 50 us of CPU" pread "$dev/gpu_busy_percent" 300
 expect 'a[0] < 50' "model off: an open costs under 50 us" open "$dev/gpu_busy_percent" 300
 
-export GPUSCOPE_SIM_DRM_COST_US=300 GPUSCOPE_SIM_DRM_COST_HWMON_US=600 GPUSCOPE_SIM_DRM_COST_METRICS_US=900 \
-    GPUSCOPE_SIM_DRM_COST_FDINFO_US=400 GPUSCOPE_SIM_DRM_COST_PROC_US=150 GPUSCOPE_SIM_DRM_COST_OPEN_US=500 \
-    GPUSCOPE_SIM_DRM_COST_PROC_OPEN_US=250 GPUSCOPE_SIM_DRM_COST_DIRENT_US=100 GPUSCOPE_SIM_DRM_COST_LINK_US=200
-expect 'a[0] >= 300 and a[0] < 540' "a sysfs attribute read: 300 us of CPU" pread "$dev/gpu_busy_percent" 40
-expect 'a[0] >= 600 and a[0] < 850' "an hwmon attribute read: 600 us" pread "$hwmon/temp1_input" 20
-expect 'a[0] >= 900 and a[0] < 1500' "a gpu_metrics read: 900 us" pread "$dev/gpu_metrics" 20
-expect 'a[0] >= 400 and a[0] < 590' "a client's fdinfo read: 400 us" pread "$fdinfo" 30
-expect 'a[0] >= 150 and a[0] < 290' "another /proc file (stat): 150 us" pread "$pid_dir/stat" 40
-expect 'a[0] >= 300 and a[0] < 540' "an fd duplicated with fcntl keeps its class" dup "$dev/gpu_busy_percent" 40
-expect 'a[0] >= 500 and a[0] < 790' "an open and close of a sysfs file: 500 us" open "$dev/gpu_busy_percent" 20
-expect 'a[0] >= 250 and a[0] < 390' "an open and close in /proc: 250 us" open "$pid_dir/stat" 30
-expect 'a[0] >= 100 and a[0] < 240' "a /proc listing: 100 us an entry" list "$tmp/tree/proc" 3
-expect 'a[0] >= 200 and a[0] < 290' "a readlink of /proc/PID/fd/N: 200 us" link "$pid_dir/fd/$link_name" 40
+# figures far enough apart that each check's bounds (2x or more) tell a class from its neighbours
+export GPUSCOPE_SIM_DRM_COST_US=300 GPUSCOPE_SIM_DRM_COST_HWMON_US=900 GPUSCOPE_SIM_DRM_COST_METRICS_US=2700 \
+    GPUSCOPE_SIM_DRM_COST_FDINFO_US=400 GPUSCOPE_SIM_DRM_COST_PROC_US=100 GPUSCOPE_SIM_DRM_COST_OPEN_US=500 \
+    GPUSCOPE_SIM_DRM_COST_PROC_OPEN_US=200 GPUSCOPE_SIM_DRM_COST_DIRENT_US=100 GPUSCOPE_SIM_DRM_COST_LINK_US=200
+expect 'a[0] >= 300 and a[0] < 800' "a sysfs attribute read: 300 us of CPU" pread "$dev/gpu_busy_percent" 40
+expect 'a[0] >= 900 and a[0] < 2400' "an hwmon attribute read: 900 us" pread "$hwmon/temp1_input" 20
+expect 'a[0] >= 2700 and a[0] < 8000' "a gpu_metrics read: 2700 us" pread "$dev/gpu_metrics" 10
+expect 'a[0] >= 400 and a[0] < 1000' "a client's fdinfo read: 400 us" pread "$fdinfo" 30
+expect 'a[0] >= 100 and a[0] < 290' "another /proc file (stat): 100 us" pread "$pid_dir/stat" 40
+expect 'a[0] >= 300 and a[0] < 800' "an fd duplicated with fcntl keeps its class" dup "$dev/gpu_busy_percent" 40
+expect 'a[0] >= 500 and a[0] < 1400' "an open and close of a sysfs file: 500 us" open "$dev/gpu_busy_percent" 20
+expect 'a[0] >= 200 and a[0] < 490' "an open and close in /proc: 200 us" open "$pid_dir/stat" 30
+expect 'a[0] >= 100 and a[0] < 400' "a /proc listing: 100 us an entry (and its open)" list "$tmp/tree/proc" 3
+expect 'a[0] >= 200 and a[0] < 600' "a readlink of /proc/PID/fd/N: 200 us" link "$pid_dir/fd/$link_name" 40
 expect 'a[0] < 50' "a file outside the tree costs nothing" pread "$tmp/outside" 300
 expect 'a[0] < 50' "drmsim's marker costs nothing" pread "$tmp/tree/sys/class/drm/.gpuscope-sim" 300
 

@@ -8,12 +8,13 @@
  * files with open/pread/readdir, and a drmsim tree on tmpfs already pays the
  * tmpfs side of each; this adds the rest as CPU time of the calling thread.
  *
- * It interposes open*, openat*, opendir, close, closedir, dup/fcntl(F_DUPFD*),
- * read, pread*, readdir*, readlinkat and remembers, per fd, whether it belongs to the tree
- * and what it is (a sysfs attribute, an hwmon attribute, gpu_metrics, a
- * client's fdinfo, another /proc file, a directory). Off (a pass-through)
- * unless GPUSCOPE_SIM_DRM_COST_US is a number above 0. The figures and where
- * they come from: docs/SIMULATOR.md, "Cost model", the DRM part.
+ * It interposes open*, openat*, opendir, close, closedir, dup, fcntl
+ * (F_DUPFD*), read, pread*, readdir*, readlinkat and remembers, per fd,
+ * whether it belongs to the tree and what it is (a sysfs attribute, an hwmon
+ * attribute, gpu_metrics, a client's fdinfo, another /proc file, a
+ * directory). Off (a pass-through) unless GPUSCOPE_SIM_DRM_COST_US is a
+ * number above 0. The figures and where they come from: docs/SIMULATOR.md,
+ * "The DRM tree's cost model".
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -48,7 +49,6 @@ static struct {
     size_t sys_len, proc_len;
     unsigned char kind[DC_MAX_FD], cls[DC_MAX_FD];
     unsigned long long count[GS_DRMCOST__N]; /* operations charged, per class */
-    int (*open)(const char *, int, ...);
     int (*openat)(int, const char *, int, ...);
     int (*close)(int);
     int (*dup)(int);
@@ -142,7 +142,6 @@ static void dc_root(const char *var, const char *sub, char *out, size_t cap, siz
 
 static void dc_setup(void)
 {
-    dc.open = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
     dc.openat = (int (*)(int, const char *, int, ...))dlsym(RTLD_NEXT, "openat");
     dc.close = (int (*)(int))dlsym(RTLD_NEXT, "close");
     dc.dup = (int (*)(int))dlsym(RTLD_NEXT, "dup");

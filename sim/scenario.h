@@ -145,6 +145,8 @@ struct gs_scn_proc {
     double start, exit;       /* listed while start <= t < exit */
     double kill;              /* spawned child killed at t (PID vanishes, still listed) */
     unsigned gi, ci;          /* MIG instance ids, 0xFFFFFFFF without MIG */
+    int hidden;               /* hidden=1: the driver cannot name it (another PID namespace) */
+    int line;                 /* the scenario line that declared it (messages) */
 };
 
 enum gs_scn_event_kind {

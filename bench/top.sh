@@ -6,6 +6,11 @@
 #   CPU per refresh   sum of /proc/PID/task/*/schedstat (ns) over the window / refreshes
 #   refreshes per s   NVML utilization calls (one per GPU per refresh in both tools) / 8 / s
 #   NVML calls        every NVML call in the window (GPUSCOPE_SIM_COUNTERS) / refreshes / 8
+#   ... reaching the driver   the same, less the calls the cost model classes as answered by
+#                     the library (SIM_COST_LIB in sim/sim_cost.c: nvmlErrorString, handles,
+#                     event-set bookkeeping, GPM buffers, and nvmlGpmMetricsGet, which NVIDIA's
+#                     NVML API reference, "GPM Functions", says calculates the metrics from two
+#                     samples nvmlGpmSampleGet read: it takes no device); bench/nvml_counters.py
 #   peak RSS          VmHWM of /proc/PID/status just before quitting
 # GS_BENCH_SCENARIO=bench-8x64-steady: the same machine with each process's GPU memory steady
 # (bench-8x64's wanders every second, so top lists the processes at every tick there).
@@ -37,6 +42,8 @@ import fcntl, os, pty, select, shutil, signal, struct, subprocess, sys, termios,
 ROOT, BUILD, NVTOP = sys.argv[1], sys.argv[2], sys.argv[3]
 sys.path.insert(0, os.path.join(ROOT, "bench"))
 import nvml_counters  # noqa: E402
+
+LIB = nvml_counters.lib_answered(ROOT)
 
 WINDOW = float(os.environ.get("GS_BENCH_WINDOW_S", "30"))
 COST_US = os.environ.get("GS_BENCH_COST_US", "20")
@@ -126,6 +133,7 @@ def figures(a, b, rss):
         return None
     return {"cpu_ms": (ns1 - ns0) / 1e6 / refreshes, "rps": refreshes / (t1 - t0),
             "calls": sum(calls.values()) / refreshes / NGPUS, "rss": rss,
+            "drv": sum(v for k, v in calls.items() if nvml_counters.reaches_driver(k, LIB)) / refreshes / NGPUS,
             "per_fn": {k: v / refreshes / NGPUS for k, v in calls.items()}}
 
 
@@ -226,6 +234,7 @@ try:
         rows = [("CPU per refresh (ms)", "cpu_ms", ".3f", f"<= {rmax}x nvtop"),
                 ("refreshes per second", "rps", ".2f", ""),
                 ("NVML calls per GPU per refresh", "calls", ".1f", f"<= {cmax}" if cmax else ""),
+                ("... of them reaching the driver", "drv", ".1f", ""),
                 ("peak RSS (MiB)", "rss", ".1f", "" if on else "<= 8 MiB")]
         for label, key, spec, target in rows:
             a = gs and gs[key]
@@ -242,12 +251,14 @@ try:
     print()
     res, _, _ = results[("0", 1.0)]
     names = sorted(set().union(*[set(v["per_fn"]) for v in res.values() if v]))
-    print("NVML calls per GPU per refresh @1 s, by function (simulator counters, cost model off):")
+    print("NVML calls per GPU per refresh @1 s, by function (simulator counters, cost model off;"
+          " (lib): answered by the library):")
     print(f"  {'function':<52}{'gpuscope':>10}{'nvtop':>10}")
     for n in names:
         g = res.get("gpuscope") and res["gpuscope"]["per_fn"].get(n)
         v = res.get("nvtop") and res["nvtop"]["per_fn"].get(n)
-        print(f"  {n:<52}{fmt(g, '.2f'):>10}{fmt(v, '.2f'):>10}")
+        label = n if nvml_counters.reaches_driver(n, LIB) else n + " (lib)"
+        print(f"  {label:<52}{fmt(g, '.2f'):>10}{fmt(v, '.2f'):>10}")
     print()
     lat = key_latency()
     print(f"top key to screen: median {statistics.median(lat):.1f} ms, p95 {lat[int(len(lat) * 0.95) - 1]:.1f} ms, "

@@ -669,6 +669,8 @@ int gs_scn_parse_buf(struct gs_scn *s, const char *text, size_t len, const char 
 {
     struct gs_scn_ctx c = {.s = s, .at = {.fname = fname ? fname : "<scenario>", .err = err, .errlen = errlen}};
     int rc = gs_scn_each_line(&c.at, text, len, scn_line, &c);
+    if (rc == 0)
+        rc = gs_scn_check_mps(&c);
     qsort(s->events, (size_t)s->nevents, sizeof(s->events[0]), scn_event_cmp);
     return rc;
 }

@@ -145,6 +145,9 @@ struct gs_scn_proc {
     double start, exit;       /* listed while start <= t < exit */
     double kill;              /* spawned child killed at t (PID vanishes, still listed) */
     unsigned gi, ci;          /* MIG instance ids, 0xFFFFFFFF without MIG */
+    int hidden;               /* hidden=1: the driver cannot name it (another PID namespace) */
+    int mps_server;           /* mps_server=1: an MPS server whatever its name (a renamed binary) */
+    int line;                 /* the scenario line that declared it (messages) */
 };
 
 enum gs_scn_event_kind {

@@ -37,6 +37,8 @@ int gs_scn_enum_value(const struct scn_enum *names, const char *text, double *ou
 int gs_scn_selection(struct gs_scn_ctx *c, const char *text, int create, uint64_t *mask);
 
 int gs_scn_line_proc(struct gs_scn_ctx *c, char **w, int n);
+/* After the last line: every MPS client has its GPU's MPS server in the compute list. */
+int gs_scn_check_mps(struct gs_scn_ctx *c);
 int gs_scn_line_at(struct gs_scn_ctx *c, char **w, int n);
 int gs_scn_line_fault(struct gs_scn_ctx *c, char **w, int n);
 int gs_scn_line_mig(struct gs_scn_ctx *c, char **w, int n);

@@ -108,6 +108,12 @@ static int scn_proc_attr(struct gs_scn_ctx *c, struct scn_proc_tmpl *t, const ch
         return scn_proc_time(c, k, v, &p->exit);
     if (strcmp(k, "kill") == 0)
         return scn_proc_time(c, k, v, &p->kill);
+    if (strcmp(k, "hidden") == 0 || strcmp(k, "mps_server") == 0) {
+        if (strcmp(v, "0") != 0 && strcmp(v, "1") != 0)
+            return gs_scn_err(c, "%s=%s: expected 0 or 1", k, v);
+        *(k[0] == 'h' ? &p->hidden : &p->mps_server) = v[0] == '1';
+        return 0;
+    }
     if (strcmp(k, "count") == 0 || strcmp(k, "gi") == 0 || strcmp(k, "ci") == 0) {
         if (gs_scn_const(c, k, v, &x) < 0)
             return -1;
@@ -119,7 +125,7 @@ static int scn_proc_attr(struct gs_scn_ctx *c, struct scn_proc_tmpl *t, const ch
             *(k[0] == 'g' ? &p->gi : &p->ci) = (unsigned)x;
         return 0;
     }
-    return gs_scn_err(c, "unknown proc attribute '%s' (pid type name id mem sm mem_util enc dec start exit kill count gi ci)", k);
+    return gs_scn_err(c, "unknown proc attribute '%s' (pid type name hidden mps_server id mem sm mem_util enc dec start exit kill count gi ci)", k);
 }
 
 static int scn_proc_add(struct gs_scn_ctx *c, const struct scn_proc_tmpl *t, int gpu)
@@ -131,6 +137,7 @@ static int scn_proc_add(struct gs_scn_ctx *c, const struct scn_proc_tmpl *t, int
         struct gs_scn_proc *p = &s->procs[s->nprocs++];
         *p = t->p;
         p->gpu = gpu;
+        p->line = c->at.line;
         if (p->pid_kind == GS_PID_AUTO)
             p->pid = s->auto_pid++;
         else if (p->pid_kind == GS_PID_FIXED && r > 0)
@@ -167,6 +174,46 @@ int gs_scn_line_proc(struct gs_scn_ctx *c, char **w, int n)
     for (int g = 0; g < GS_SCN_MAX_GPUS; g++)
         if ((mask & (1ull << g)) && scn_proc_add(c, &t, g) < 0)
             return -1;
+    return 0;
+}
+
+/* ---- MPS: the server in the compute list ------------------------------------------ */
+
+/* On a driver the MPS server owns its clients' CUDA context: NVML's compute
+ * list of each GPU it serves shows it (NVIDIA's MPS docs, nvidia-smi's "C"
+ * row of nvidia-cuda-mps-server beside the clients' "M+C"). A scenario with
+ * clients and no server would be a machine no driver shows. The server is a
+ * compute process of that GPU named nvidia-cuda-mps-server (or hidden=1: one
+ * in another PID namespace; mps_server=1: one renamed), listed whenever the
+ * client is. */
+static int scn_is_mps_server(const struct gs_scn_proc *p, const struct gs_scn_proc *client)
+{
+    if (p->gpu != client->gpu || !(p->types & GS_SCN_PROC_COMPUTE) || p->start > client->start ||
+        p->exit < client->exit)
+        return 0;
+    if (p->hidden || p->mps_server)
+        return 1;
+    const char *base = p->name ? strrchr(p->name, '/') : NULL;
+    return p->name && strcmp(base ? base + 1 : p->name, "nvidia-cuda-mps-server") == 0;
+}
+
+int gs_scn_check_mps(struct gs_scn_ctx *c)
+{
+    const struct gs_scn *s = c->s;
+
+    for (int i = 0; i < s->nprocs; i++) {
+        const struct gs_scn_proc *cl = &s->procs[i];
+        int found = !(cl->types & GS_SCN_PROC_MPS);
+        for (int j = 0; j < s->nprocs && !found; j++)
+            found = j != i && scn_is_mps_server(&s->procs[j], cl);
+        if (!found) {
+            c->at.line = cl->line;
+            return gs_scn_err(c, "proc %d type=mps: no MPS server in GPU %d's compute list while it runs "
+                                 "(a driver lists one); add `proc %d type=compute name=nvidia-cuda-mps-server` "
+                                 "(hidden=1 for one in another PID namespace)",
+                              cl->gpu, cl->gpu, cl->gpu);
+        }
+    }
     return 0;
 }
 

@@ -431,7 +431,7 @@ nvmlReturn_t nvmlSystemGetProcessName(unsigned int pid, char *name, unsigned int
         const struct gs_scn_proc *p = &gs_sim.scn->procs[i];
         if (gs_sim.procs[i].pid != pid)
             continue;
-        if (gs_sim.procs[i].killed)
+        if (gs_sim.procs[i].killed || p->hidden) /* hidden: not in the caller's PID namespace */
             return gs_sim_end(&c, NVML_ERROR_NOT_FOUND);
         if (p->name)
             return gs_sim_end(&c, gs_sim_copy_str(name, length, p->name));

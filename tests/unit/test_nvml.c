@@ -129,7 +129,7 @@ static const char *const procs_scn =
     "proc 0 pid=4001 type=compute mem=1GiB\n"
     "proc 0 pid=4002 type=compute+graphics mem=2GiB\n"
     "proc 0 pid=4003 type=graphics mem=300MiB\n"
-    "proc 1 pid=4004 type=compute mem=na\n"
+    "proc 1 pid=4004 type=compute mem=na name=nvidia-cuda-mps-server\n" /* the MPS server */
     "proc 1 pid=4005 type=mps mem=512MiB\n";
 
 static void check_procs(const struct gs_snapshot *snap, const char *profile)

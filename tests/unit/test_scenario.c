@@ -182,8 +182,9 @@ static void test_procs(void **state)
                                 "gpu count=2\n"
                                 "proc all count=3 type=compute+graphics name=\"python train.py\" mem=2GiB sm=90\n"
                                 "proc 1 pid=self type=mps mem=na start=5 exit=10 id=me\n"
-                                "proc 0 pid=4242 count=2\n");
-    assert_int_equal(s->nprocs, 9);
+                                "proc 0 pid=4242 count=2\n"
+                                "proc 1 pid=4300 name=/usr/bin/nvidia-cuda-mps-server\n");
+    assert_int_equal(s->nprocs, 10);
     assert_int_equal(s->procs[0].pid, 5000);
     assert_int_equal(s->procs[5].pid, 5005);
     assert_int_equal(s->procs[5].gpu, 1);
@@ -250,6 +251,29 @@ static void test_faults(void **state)
     assert_non_null(strstr(err, "BOGUS"));
     assert_int_equal(gs_scn_parse_faults(s, "x; nvmlNoSuchThing error=UNKNOWN", "ENV", err, sizeof(err)), -1);
     assert_non_null(strstr(err, "not an NVML function"));
+    gs_scn_free(s);
+}
+
+/* MPS clients need their GPU's server in the compute list, as a driver shows it. */
+static void test_mps_needs_server(void **state)
+{
+    (void)state;
+    const char *e = parse_err("gpu count=2\nproc 0 name=nvidia-cuda-mps-server\nproc 1 type=mps\n");
+    assert_non_null(strstr(e, "t.scn:3: proc 1 type=mps: no MPS server in GPU 1's compute list"));
+    e = parse_err("gpu 0\nproc 0 type=graphics name=nvidia-cuda-mps-server\nproc 0 type=mps\n");
+    assert_non_null(strstr(e, "t.scn:3: "));
+    /* a server that starts after its client, or exits before it, is not one */
+    e = parse_err("gpu 0\nproc 0 name=nvidia-cuda-mps-server start=5\nproc 0 type=mps start=2\n");
+    assert_non_null(strstr(e, "t.scn:3: "));
+    e = parse_err("gpu 0\nproc 0 name=nvidia-cuda-mps-server exit=5\nproc 0 type=mps\n");
+    assert_non_null(strstr(e, "t.scn:3: "));
+    e = parse_err("gpu 0\nproc 0 hidden=yes\n");
+    assert_non_null(strstr(e, "hidden=yes: expected 0 or 1"));
+    struct gs_scn *s = parse_ok("gpu 0\nproc 0 hidden=1 pid=4100\nproc 0 type=mps start=1 exit=9\n");
+    assert_true(s->procs[0].hidden);
+    assert_false(s->procs[1].hidden);
+    gs_scn_free(s);
+    s = parse_ok("gpu 0\nproc 0 type=mps id=c\nproc 0 name=nvidia-cuda-mps-server\n");
     gs_scn_free(s);
 }
 
@@ -396,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_procs),
         cmocka_unit_test(test_events),
         cmocka_unit_test(test_faults),
+        cmocka_unit_test(test_mps_needs_server),
         cmocka_unit_test(test_errors_name_file_line),
         cmocka_unit_test(test_binary_garbage_is_an_error_not_a_crash),
         cmocka_unit_test(test_shipped_scenarios_parse),

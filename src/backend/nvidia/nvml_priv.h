@@ -86,6 +86,7 @@ struct nvml_device {
     uint64_t plist_ns;
     uint64_t plist_mem_used;
     bool plist_busy;
+    uint64_t mps_ns;                   /* when the MPS list was last asked of the driver (0: never) */
     unsigned char *ubuf;               /* process-utilization samples (<= 40 bytes each) */
     unsigned ucap;                     /* entries ubuf holds */
     unsigned long long util_last_seen; /* newest per-process sample timestamp accepted (us) */

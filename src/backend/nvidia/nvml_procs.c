@@ -11,6 +11,11 @@
  * INSUFFICIENT_SIZE (the list grew between calls) grows and retries a bounded
  * number of times.
  *
+ * The MPS list is asked only where it can hold something (nvml_mps_due): an
+ * MPS server owns its clients' CUDA context and is what the compute list of
+ * each GPU it serves shows, so without a process there that could be one,
+ * the MPS list is empty.
+ *
  * Every per-PID match (merging the three lists, utilization samples, the
  * utilization and name caches) goes through a PID -> position hash rebuilt
  * per tick (struct nvml_pmap), so a tick is linear in the number of
@@ -538,6 +543,73 @@ static void nvml_read_names(struct nvml_device *d, struct gs_gpu *g)
     d->names_n = keep;
 }
 
+/* ---- the MPS gate ------------------------------------------------------------------ */
+
+#define NVML_MPS_SERVER "nvidia-cuda-mps-server"
+
+/* Could the process of this driver name be an MPS server? One the driver
+ * could not name (another PID namespace, gone, no permission) could. */
+static bool nvml_may_be_mps_server(const char *name)
+{
+    if (!name)
+        return true;
+    const char *base = strrchr(name, '/');
+    return strcmp(base ? base + 1 : name, NVML_MPS_SERVER) == 0;
+}
+
+/* Does this tick's compute list hold a process that could be an MPS server?
+ * Names come from the per-PID cache (a new PID is one nvmlSystemGetProcessName
+ * call, which nvml_read_names would make anyway). */
+static bool nvml_mps_server_listed(struct nvml_device *d, const struct gs_gpu *g)
+{
+    if (!d->ctx->lib.f.process_name)
+        return true; /* no names at all: cannot tell */
+    struct nvml_keys k = nvml_name_keys(d);
+    if (nvml_pmap_build(&d->amap, &k, d->names_n, d->names_n + g->nprocs) < 0)
+        return true;
+    for (uint32_t i = 0; i < g->nprocs; i++) {
+        if (!(g->procs[i].type & GS_PROC_COMPUTE))
+            continue;
+        const struct nvml_pname *n = nvml_name_get(d, g->procs[i].pid);
+        if (!n || nvml_may_be_mps_server(n->name))
+            return true;
+    }
+    return false;
+}
+
+/* Ask the MPS list at this relist? NVIDIA's MPS docs: the server owns the
+ * CUDA context on the GPU and shows in NVML's lists as the active CUDA
+ * process, on each GPU it serves, while its clients have MPS contexts. So
+ * the MPS list can hold entries only while the compute list holds a server.
+ * It is asked when the compute list holds a process that could be one, when
+ * its last answer had entries or was not clean, when the compute list's
+ * answer this tick was not clean, at the first read of a context, and at
+ * least once a read period (GPUSCOPE_READ_PERIOD_MS, 5 s; every relist with 0)
+ * as a safety net. */
+static bool nvml_mps_due(struct nvml_device *d, const struct gs_gpu *g)
+{
+    uint64_t period = d->ctx->sched_period_ns, now = g->s.timestamp_ns;
+
+    if (d->plist_unsup[NVML_PL_MPS] || !d->mps_ns || !period || now < d->mps_ns || now - d->mps_ns >= period)
+        return true;
+    if (d->prc[NVML_PL_MPS] != NVML_SUCCESS || d->pn[NVML_PL_MPS] > 0 || d->prc[NVML_PL_COMPUTE] != NVML_SUCCESS)
+        return true;
+    return nvml_mps_server_listed(d, g);
+}
+
+/* One list of a relist: the MPS list only when due (else an empty, clean answer). */
+static nvmlReturn_t nvml_relist(struct nvml_device *d, struct gs_gpu *g, enum nvml_plist kind)
+{
+    if (kind == NVML_PL_MPS) {
+        if (!nvml_mps_due(d, g)) {
+            d->pn[kind] = 0;
+            return d->prc[kind] = NVML_SUCCESS;
+        }
+        d->mps_ns = g->s.timestamp_ns ? g->s.timestamp_ns : 1;
+    }
+    return nvml_read_plist(d, g, kind);
+}
+
 int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
 {
     struct nvml_device *d = nvml_dev(b);
@@ -556,7 +628,7 @@ int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g)
     }
     bool relist = nvml_plist_due(d, g);
     for (int k = 0; k < NVML_PL_COUNT && !atomic_load(&d->lost); k++) {
-        nvmlReturn_t r = relist                     ? nvml_read_plist(d, g, (enum nvml_plist)k)
+        nvmlReturn_t r = relist                     ? nvml_relist(d, g, (enum nvml_plist)k)
                          : d->prc[k] == NVML_SUCCESS ? nvml_merge_plist(d, g, (enum nvml_plist)k)
                                                      : d->prc[k];
         if (!relist && r != d->prc[k])

@@ -10,7 +10,7 @@ serve_start() { # serve_start [serve options...]; sets SERVE_PID, PORT, URL
     PORT=
     # a test may have started drmsim first (9000-drm.lib): its EXIT trap is replaced here
     trap 'serve_stop; if type drm_stop >/dev/null 2>&1; then drm_stop; fi' EXIT
-    for _ in $(seq 1 100); do
+    for _ in $(seq 1 300); do # 30 s at least: an ASan build on a loaded machine starts slowly
         PORT=$(sed -n 's/.*listening on .*(port \([0-9]*\)).*/\1/p' "$TMP/serve.err" 2>/dev/null)
         [ -n "$PORT" ] && break
         kill -0 "$SERVE_PID" 2>/dev/null || { cat "$TMP/serve.err" >&2; return 1; }

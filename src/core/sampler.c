@@ -463,11 +463,13 @@ static void gs_sampler_tick(struct gs_sampler *s, uint64_t now_ns)
             s->bes[b].be->tick(s->bes[b].ctx, now_ns);
 }
 
-/* The GPU's own tick answered every slow field (a rate, an error, a loss): not "not yet". */
+/* The GPU's own tick answered every slow field (a rate, an error, a loss): not "not yet", and
+ * not "not supported" (then the worker's call may still have them). */
 static bool gs_sampler_slow_answered(const struct gs_sampler *s, const struct gs_sample *smp)
 {
     GS_FMASK_FOREACH(f, s->slow_fields)
-        if (smp->status[f] == GS_ST_NOT_AVAILABLE || smp->status[f] == GS_ST_NOT_SAMPLED)
+        if (smp->status[f] == GS_ST_NOT_AVAILABLE || smp->status[f] == GS_ST_NOT_SAMPLED ||
+            smp->status[f] == GS_ST_NOT_SUPPORTED)
             return false;
     return true;
 }

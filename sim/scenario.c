@@ -110,6 +110,8 @@ static const struct {
     {"nvlinks", GS_SCN_N_NVLINKS, "0", NULL},
     {"throttle_supported", GS_SCN_N_THROTTLE_SUPPORTED, "0x1FF", gs_scn_throttle_names},
     {"energy_start", GS_SCN_N_ENERGY_START, "0", NULL},
+    {"pcie_tx_start", GS_SCN_N_PCIE_TX_START, "0", NULL},
+    {"pcie_rx_start", GS_SCN_N_PCIE_RX_START, "0", NULL},
     {"util", GS_SCN_N_UTIL, "0", NULL},
     {"mem_util", GS_SCN_N_MEM_UTIL, "0", NULL},
     {"enc", GS_SCN_N_ENC, "0", NULL},

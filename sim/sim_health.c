@@ -322,7 +322,9 @@ static nvmlReturn_t sim_field_derived(struct sim_call *c, unsigned id, unsigned 
             return NVML_ERROR_NOT_SUPPORTED;
         *v = (unsigned long long)gs_sim_energy_mj(c);
     } else if (id == SIM_FI_PCIE_TX_BYTES || id == SIM_FI_PCIE_RX_BYTES) {
-        if (gs_sim_unsupported(c->gpu, GS_SCN_F_PCIE_THROUGHPUT))
+        /* the 12.5 header's ids (R555+): only the newest profile knows them; an older driver
+         * answers an id it does not know NOT_SUPPORTED in the entry, as for 269-271 */
+        if (!gs_sim.fields_r575 || gs_sim_unsupported(c->gpu, GS_SCN_F_PCIE_THROUGHPUT))
             return NVML_ERROR_NOT_SUPPORTED;
         gs_sim_pcie_bytes(c, &tx, &rx);
         *v = id == SIM_FI_PCIE_TX_BYTES ? tx : rx;

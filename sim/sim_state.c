@@ -91,7 +91,9 @@ double gs_sim_now(void)
 unsigned long long gs_sim_epoch_us(double t)
 {
     double base = gs_sim.t0_set ? gs_sim.t0_epoch : sim_clock_read(CLOCK_REALTIME);
-    double us = (base + t) * 1e6;
+    /* each part rounded on its own: two instants on the clock's 1 ms grid are exactly their
+     * distance apart (a rate over two timestamps comes out exact, as over the driver's) */
+    double us = round(base * 1e6) + round(t * 1e6);
     return us > 0 ? (unsigned long long)us : 0;
 }
 

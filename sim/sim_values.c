@@ -142,16 +142,26 @@ double gs_sim_energy_mj(struct sim_call *c)
     return gs_sim_num(c, GS_SCN_N_ENERGY_START) + g->energy_mj;
 }
 
+/* A byte counter from its start (bytes) and what it integrated: 64 bits, wrapping as an
+ * unsigned long long does. */
+static unsigned long long sim_pcie_counter(const struct sim_call *c, enum gs_scn_num start, double bytes)
+{
+    const double span = 18446744073709551616.0; /* 2^64 */
+    double s = fmod(fmax(0, gs_sim_num(c, start)), span);
+    unsigned long long base = s >= span ? 0 : (unsigned long long)s;
+    return base + (unsigned long long)fmod(fmax(0, bytes), span);
+}
+
+/* Fields 197/198: the scenario's pcie_tx/pcie_rx (KB/s, 1000 bytes as nvmlDeviceGetPcieThroughput's)
+ * integrated into bytes since the clock's start, from pcie_tx_start/pcie_rx_start. */
 void gs_sim_pcie_bytes(struct sim_call *c, unsigned long long *tx, unsigned long long *rx)
 {
     struct nvmlDevice_st *g = c->gpu;
     double t0 = g->pcie_t;
     g->pcie_tx_bytes = sim_integrate(c, GS_SCN_N_PCIE_TX, &t0, g->pcie_tx_bytes / 1000.0) * 1000.0;
-    t0 = g->pcie_t;
     g->pcie_rx_bytes = sim_integrate(c, GS_SCN_N_PCIE_RX, &g->pcie_t, g->pcie_rx_bytes / 1000.0) * 1000.0;
-    *tx = (unsigned long long)g->pcie_tx_bytes;
-    *rx = (unsigned long long)g->pcie_rx_bytes;
-    (void)t0;
+    *tx = sim_pcie_counter(c, GS_SCN_N_PCIE_TX_START, g->pcie_tx_bytes);
+    *rx = sim_pcie_counter(c, GS_SCN_N_PCIE_RX_START, g->pcie_rx_bytes);
 }
 
 nvmlReturn_t gs_sim_copy_str(char *buf, unsigned length, const char *s)

@@ -30,7 +30,7 @@
 #include "core/err.h"
 #include "core/model.h"
 
-#define GS_BACKEND_ABI 7 /* bump when appending members; never reorder */
+#define GS_BACKEND_ABI 8 /* bump when appending members; never reorder */
 
 enum gs_caps {
     GS_CAP_PROCESSES = 1 << 0,    /* processes() lists processes per GPU */
@@ -122,6 +122,16 @@ struct gs_backend {
      * else the negative code it still fails with. Calls for it stay refused
      * meanwhile. The core retries with a backoff. Optional. */
     int (*revive)(struct gs_bdev *dev);
+
+    /* ABI 8. Decide, once per GPU and before the slow-field worker starts, whether
+     * this GPU gives its slow fields in a tick that reads `want` without a sampling
+     * call (NVML: PCIe byte counters or GPM); true: sample() fills them from then on,
+     * an average since its previous tick (not available until it has one). Optional:
+     * NULL or false leaves them to the worker. */
+    bool (*slow_free)(struct gs_bdev *dev, struct gs_fmask want);
+    /* ABI 8. The slow-field worker's tick: the slow fields in want by the calls that
+     * measure them, whatever slow_free decided. Optional: NULL uses sample(). */
+    int (*sample_slow)(struct gs_bdev *dev, struct gs_fmask want, struct gs_gpu *gpu);
 };
 
 #endif /* GS_BACKEND_H */

@@ -9,6 +9,9 @@
  * them in the snapshot (one-shot commands), GS_SLOW_SKIP marks them
  * GS_ST_NOT_SAMPLED, GS_SLOW_THREAD leaves them to a worker thread (slow.c)
  * and copies its latest values with their age, so a snapshot never waits.
+ * In GS_SLOW_THREAD, a GPU whose backend gives them without a sampling call
+ * (slow_free: NVML's byte counters or GPM, an average over the tick) reads
+ * them in its own tick; the worker covers it only until that tick has a rate.
  *
  * After the first snapshot the hot path allocates nothing: the snapshot's
  * arrays and the backend's buffers are kept and reused.
@@ -68,6 +71,8 @@ struct gs_sampler {
     struct gs_slow *slow;            /* GS_SLOW_THREAD worker, or NULL */
     const struct gs_sbe *slow_be;    /* the backend whose slow fields it reads, or NULL */
     uint32_t *slow_slot;             /* nsel: devs[i]'s place in the worker, UINT32_MAX: none */
+    bool *slow_free;                 /* nsel: devs[i] gives the slow fields in its own tick */
+    uint32_t nslow_free;             /* how many do */
     struct gs_bdev **slow_devs;      /* the worker's GPUs (it borrows the array) */
     struct gs_xid_acc *xid;          /* nsel Xid tallies since open */
     struct gs_pyhook *pyhook;        /* the Python hooks' cache, NULL when off */
@@ -257,7 +262,8 @@ static int gs_sampler_slow_start(struct gs_sampler *s)
     uint32_t n = 0;
 
     s->slow_slot = calloc(s->nsel ? s->nsel : 1, sizeof(*s->slow_slot));
-    if (!devs || !s->slow_slot)
+    s->slow_free = calloc(s->nsel ? s->nsel : 1, sizeof(*s->slow_free));
+    if (!devs || !s->slow_slot || !s->slow_free)
         return -GS_E_NOMEM;
     for (unsigned b = 0; b < s->nbe && !s->slow_be; b++)
         if (gs_fmask_any(gs_fmask_and(s->bes[b].be->slow_fields, s->want)))
@@ -269,6 +275,10 @@ static int gs_sampler_slow_start(struct gs_sampler *s)
         if (s->slow_be && s->dbe[i] == s->slow_be) {
             s->slow_slot[i] = n;
             devs[n++] = s->devs[i];
+            /* decided once per GPU, here: no per-refresh retries of a refused path */
+            if (s->opts.slow == GS_SLOW_THREAD && s->slow_be->be->slow_free && gs_fmask_any(s->slow_fields))
+                s->slow_free[i] = s->slow_be->be->slow_free(s->devs[i], s->want);
+            s->nslow_free += s->slow_free[i];
         }
     }
     if (s->opts.slow == GS_SLOW_THREAD && n && gs_fmask_any(s->slow_fields))
@@ -344,6 +354,7 @@ void gs_sampler_close(struct gs_sampler *s)
     free(s->dbe);
     free(s->slow_devs);
     free(s->slow_slot);
+    free(s->slow_free);
     free(s->st);
     free(s->xid);
     free(s->revive);
@@ -452,6 +463,17 @@ static void gs_sampler_tick(struct gs_sampler *s, uint64_t now_ns)
             s->bes[b].be->tick(s->bes[b].ctx, now_ns);
 }
 
+/* The GPU's own tick answered every slow field (a rate, an error, a loss): not "not yet", and
+ * not "not supported" (then the worker's call may still have them). */
+static bool gs_sampler_slow_answered(const struct gs_sampler *s, const struct gs_sample *smp)
+{
+    GS_FMASK_FOREACH(f, s->slow_fields)
+        if (smp->status[f] == GS_ST_NOT_AVAILABLE || smp->status[f] == GS_ST_NOT_SAMPLED ||
+            smp->status[f] == GS_ST_NOT_SUPPORTED)
+            return false;
+    return true;
+}
+
 /* One GPU: sample, slow fields, processes, host facts. Returns the backend's code. */
 static int gs_sampler_gpu(struct gs_sampler *s, uint32_t i, struct gs_gpu *g, uint64_t now_ns)
 {
@@ -460,7 +482,7 @@ static int gs_sampler_gpu(struct gs_sampler *s, uint32_t i, struct gs_gpu *g, ui
     struct gs_fmask want = s->want;
     int rc, prc = 0;
 
-    if (s->opts.slow != GS_SLOW_INLINE && s->dbe[i] == s->slow_be)
+    if (s->opts.slow != GS_SLOW_INLINE && s->dbe[i] == s->slow_be && !s->slow_free[i])
         want = gs_fmask_minus(want, s->slow_fields);
     g->st = s->st[i];
     rc = be->sample(dev, want, g);
@@ -472,7 +494,8 @@ static int gs_sampler_gpu(struct gs_sampler *s, uint32_t i, struct gs_gpu *g, ui
         g->s.xid_last = s->xid[i].last;
         g->s.xid_last_ms = s->xid[i].last_ms;
     }
-    if (s->slow && s->slow_slot[i] != UINT32_MAX)
+    if (s->slow && s->slow_slot[i] != UINT32_MAX && !gs_slow_retire(s->slow, s->slow_slot[i], s->slow_free[i] &&
+                                                                    gs_sampler_slow_answered(s, &g->s)))
         gs_slow_copy(s->slow, s->slow_slot[i], &g->s, now_ns);
     g->nprocs = 0;
     g->text.len = 0;
@@ -547,6 +570,9 @@ void gs_sampler_describe(const struct gs_sampler *s, void (*line)(void *arg, con
              s->opts.slow == GS_SLOW_THREAD   ? "worker thread"
              : s->opts.slow == GS_SLOW_INLINE ? "read inline"
                                               : "skipped");
+    if (s->opts.slow == GS_SLOW_THREAD && s->nslow_free)
+        snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " (PCIe counters in the tick: %u GPU%s)",
+                 s->nslow_free, s->nslow_free == 1 ? "" : "s");
     line(arg, buf);
     for (unsigned b = 0; b < s->nbe; b++)
         if (s->bes[b].be->describe)

@@ -12,6 +12,7 @@
 
 struct gs_slow_slot {
     bool have;               /* refreshed at least once */
+    bool retired;            /* the snapshot's own tick gives them now: not refreshed any more */
     uint64_t taken_ns;       /* CLOCK_MONOTONIC of the refresh */
     struct gs_sample s;      /* only the slow fields are meaningful */
 };
@@ -32,8 +33,16 @@ struct gs_slow {
 
 static void gs_slow_refresh(struct gs_slow *sl)
 {
+    int (*sample)(struct gs_bdev *, struct gs_fmask, struct gs_gpu *) =
+        sl->be->sample_slow ? sl->be->sample_slow : sl->be->sample;
+
     for (uint32_t i = 0; i < sl->n; i++) {
-        sl->be->sample(sl->devs[i], sl->fields, &sl->scratch);
+        pthread_mutex_lock(&sl->lock);
+        bool retired = sl->slots[i].retired;
+        pthread_mutex_unlock(&sl->lock);
+        if (retired)
+            continue;
+        sample(sl->devs[i], sl->fields, &sl->scratch);
         pthread_mutex_lock(&sl->lock);
         sl->slots[i].s = sl->scratch.s;
         sl->slots[i].taken_ns = gs_clock_mono_ns();
@@ -136,6 +145,16 @@ void gs_slow_copy(struct gs_slow *sl, uint32_t i, struct gs_sample *dst, uint64_
         if (f < GS_F_COUNT)
             dst->age_ms[f] = (uint32_t)(dst->pcie_rate_age_ns / 1000000u);
     pthread_mutex_unlock(&sl->lock);
+}
+
+bool gs_slow_retire(struct gs_slow *sl, uint32_t i, bool retire)
+{
+    pthread_mutex_lock(&sl->lock);
+    if (retire)
+        sl->slots[i].retired = true;
+    bool retired = sl->slots[i].retired;
+    pthread_mutex_unlock(&sl->lock);
+    return retired;
 }
 
 void gs_slow_stop(struct gs_slow *sl)

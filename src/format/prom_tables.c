@@ -207,10 +207,12 @@ static const struct prom_desc own_sample[] = {
       GS_F_PCIE_GEN, SOFF(pcie_gen), PN_U32, 1, PF_INT },
     { { "gpuscope_pcie_link_width", "Current PCIe link width (lanes).", PT_GAUGE, false, NULL },
       GS_F_PCIE_WIDTH, SOFF(pcie_width), PN_U32, 1, PF_INT },
-    { { "gpuscope_pcie_tx_bytes_per_second", "PCIe transmit throughput (NVML 20 ms window, KiB/s * 1024).",
+    { { "gpuscope_pcie_tx_bytes_per_second", "PCIe transmit throughput (NVML's KB/s * 1024: over the sample interval "
+                                              "from its byte counters or GPM, else its 20 ms window).",
         PT_GAUGE, false, NULL },
       GS_F_PCIE_TX, SOFF(pcie_tx_kbps), PN_U32, 1024, PF_INT },
-    { { "gpuscope_pcie_rx_bytes_per_second", "PCIe receive throughput (NVML 20 ms window, KiB/s * 1024).",
+    { { "gpuscope_pcie_rx_bytes_per_second", "PCIe receive throughput (NVML's KB/s * 1024: over the sample interval "
+                                              "from its byte counters or GPM, else its 20 ms window).",
         PT_GAUGE, false, NULL },
       GS_F_PCIE_RX, SOFF(pcie_rx_kbps), PN_U32, 1024, PF_INT },
     { { "gpuscope_ecc_enabled", "Whether ECC is enabled (1) or not (0).", PT_GAUGE, false, NULL },

@@ -109,6 +109,10 @@ static void sampler_opts_for(const struct gs_out_opts *o, struct gs_sampler_opts
         so->want = gpustat_want();
     } else if (o->format == GS_OUT_SMI_TABLE || o->format == GS_OUT_SMI_LIST || o->format == GS_OUT_SMI_MON) {
         gs_smi_sampler_want(o, so);
+        /* dmon -s t: PCIe from the counters or GPM in the tick where the GPU has them, else the
+         * worker (a loop, never inline) */
+        slow = o->format == GS_OUT_SMI_MON &&
+               (gs_fmask_has(so->want, GS_F_PCIE_TX) || gs_fmask_has(so->want, GS_F_PCIE_RX));
     } else if (o->format == GS_OUT_SMI_QUERY || o->format == GS_OUT_SMI_XML) {
         so->want = gs_fmask_all(); /* every reading nvidia-smi -q prints */
         so->want_host = false;     /* the driver's process names are what it prints */

@@ -80,6 +80,43 @@ static nvmlReturn_t one_field(void *h, nvmlDevice_t d, unsigned id, unsigned sco
     return fv.nvmlReturn;
 }
 
+/* Fields 197/198 (PCIe bytes, the 12.5 header's: R555+) integrate pcie_tx/pcie_rx (KB/s of
+ * 1000 bytes) from pcie_tx_start/pcie_rx_start, wrapping at 64 bits; older profiles answer the
+ * ids NOT_SUPPORTED in their entry, as a driver that does not know an id. */
+static void test_pcie_byte_fields(void **state)
+{
+    (void)state;
+    const char *p = sim_dl_scenario(tmpdir, "pcieb",
+                                    "gpu count=1 pcie_tx=100000 pcie_rx=400000 "
+                                    "pcie_tx_start=18446744072609551616\n"); /* 2^64 - 1.1e9 */
+    void *h = start("current", p, "fixed:10");
+    nvmlDevice_t d = dev(h, 0);
+    nvmlFieldValue_t a[2], b[2];
+    memset(a, 0, sizeof(a));
+    a[0].fieldId = 197;
+    a[1].fieldId = 198;
+    memcpy(b, a, sizeof(b));
+    assert_int_equal(F(h, nvmlDeviceGetFieldValues)(d, 2, a), NVML_SUCCESS);
+    F(h, gssimClockSet)(12);
+    assert_int_equal(F(h, nvmlDeviceGetFieldValues)(d, 2, b), NVML_SUCCESS);
+    for (int k = 0; k < 2; k++) {
+        assert_int_equal(a[k].nvmlReturn, NVML_SUCCESS);
+        assert_int_equal(a[k].valueType, NVML_VALUE_TYPE_UNSIGNED_LONG_LONG);
+        assert_int_equal(b[k].timestamp - a[k].timestamp, 2000000); /* us */
+    }
+    assert_true(b[0].value.ullVal < a[0].value.ullVal); /* wrapped ... */
+    unsigned long long dtx = b[0].value.ullVal - a[0].value.ullVal, drx = b[1].value.ullVal - a[1].value.ullVal;
+    assert_true(dtx > 199999000ull && dtx < 200001000ull); /* ... between 2 s at 100 MB/s */
+    assert_true(drx > 799999000ull && drx < 800001000ull);
+    stop(h);
+
+    h = start("r535", p, "fixed:10");
+    unsigned long long v = 0;
+    assert_int_equal(one_field(h, dev(h, 0), 197, 0, &v), NVML_ERROR_NOT_SUPPORTED);
+    assert_int_equal(one_field(h, dev(h, 0), 198, 0, &v), NVML_ERROR_NOT_SUPPORTED);
+    stop(h);
+}
+
 /* Field 165 (NVLink state, scopeId = link) answers per entry as nvmlDeviceGetNvLinkState does,
  * on R520+ profiles; r470 (CUDA 11.4 header) does not know it. */
 static void test_nvlink_state_field(void **state)
@@ -272,6 +309,7 @@ int main(void)
         cmocka_unit_test(test_slow_counter_fields_match),
         cmocka_unit_test(test_power_field_matches),
         cmocka_unit_test(test_pstate_events),
+        cmocka_unit_test(test_pcie_byte_fields),
         cmocka_unit_test(test_stub_protocol),
         cmocka_unit_test(test_stub_stats),
     };

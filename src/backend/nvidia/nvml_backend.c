@@ -285,4 +285,6 @@ const struct gs_backend gs_backend_nvml = {
     .vendor = "NVIDIA",
     .driver = "nvidia",
     .revive = gs_nvml_revive,
+    .slow_free = gs_nvml_pcie_choose,
+    .sample_slow = gs_nvml_sample_slow,
 };

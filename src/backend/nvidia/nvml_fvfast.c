@@ -96,9 +96,10 @@ static const unsigned nvml_nverr_fields[4] = { 38, 45, 52, 59 }; /* NVLink CRC f
 
 /* Which entry of the call holds what (-1: not asked this tick). */
 struct nvml_fvlist {
-    nvmlFieldValue_t fv[3 + GS_VIOL_COUNT + 1 + 4 + NVML_NFV];
+    nvmlFieldValue_t fv[3 + GS_VIOL_COUNT + 1 + 4 + NVML_NFV + 2];
     unsigned n;
     int temp, energy, viol[GS_VIOL_COUNT], links, nverr;
+    int pcie;                  /* fields 197/198 (PCIe bytes, nvml_pcie.c), -1: not asked */
     int power;                 /* field 185 for power usage (and the power average), -1: not asked */
     int extra;                 /* first query-fidelity entry (nvml_fv_map), -1: none */
     unsigned extra_idx[NVML_NFV], nextra;
@@ -223,8 +224,9 @@ void nvml_read_power(struct nvml_tick *t, const struct nvml_reader *rd)
 /* One field-values call per tick for everything NVML gives that way: memory
  * (HBM) temperature (82, the only way NVML gives it), energy (83), the eight
  * violation counters (74-79, 270, 271), the NVLink count (91, once) and error
- * totals (38, 45, 52, 59), and the query-fidelity fields of nvml_fv_map (power
- * average/instant, recovery action, EDPp, reset status). Only what is wanted
+ * totals (38, 45, 52, 59), the query-fidelity fields of nvml_fv_map (power
+ * average/instant, recovery action, EDPp, reset status), and the PCIe byte
+ * counters (197, 198) on a GPU whose rates come from them. Only what is wanted
  * and not known unsupported. */
 void nvml_read_fv_fast(struct nvml_tick *t, const struct nvml_reader *rd)
 {
@@ -257,8 +259,15 @@ void nvml_read_fv_fast(struct nvml_tick *t, const struct nvml_reader *rd)
             l.extra_idx[l.nextra++] = i;
         }
 #undef WANTED
+    l.pcie = -1;
+    if (nvml_pcie_counters_wanted(t)) {
+        l.pcie = nvml_fv_add(&l, NVML_FI_DEV_PCIE_COUNT_TX_BYTES);
+        nvml_fv_add(&l, NVML_FI_DEV_PCIE_COUNT_RX_BYTES);
+    }
     if (l.n && t->f->field_values)
         r = t->f->field_values(t->d->handle, (int)l.n, l.fv);
+    if (l.pcie >= 0)
+        nvml_pcie_fv_take(t, &l.fv[l.pcie], r);
     if (r == NVML_ERROR_GPU_IS_LOST) {
         nvml_put(t, nvml_rd_mask(rd), r, rd->what);
         return;

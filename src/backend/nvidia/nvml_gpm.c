@@ -15,6 +15,7 @@
  * A GPU that is not supported (nvmlGpmQueryDeviceSupport) is asked once.
  */
 #include <math.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -284,6 +285,45 @@ void gs_nvml_gpm_read(struct nvml_device *d, struct gs_gpu *g, struct gs_fmask w
     }
     nvml_gpm_instances(d, g);
     nvml_gpm_to_migs(d, g, gi_which);
+}
+
+bool gs_nvml_gpm_probe(struct nvml_device *d)
+{
+    nvmlGpmSupport_t sup = { NVML_GPM_SUPPORT_VERSION, 0 };
+
+    if (d->gpm && d->gpm->support >= 0)
+        return d->gpm->support == 1;
+    return d->ctx->lib.f.gpm_support(d->handle, &sup) == NVML_SUCCESS && sup.isSupportedDevice;
+}
+
+/* GPM's PCIe metrics (bytes/s) as the sample's KB/s fields (1000 bytes, as the simulator and
+ * nvmlDeviceGetPcieThroughput count them), after gs_nvml_gpm_read asked for them; values
+ * held across a refresh period of the driver carry their age. */
+void gs_nvml_gpm_pcie(struct nvml_device *d, struct gs_gpu *g, struct gs_fmask want)
+{
+    static const struct { enum gs_field f; unsigned k; size_t off; } dir[2] = {
+        { GS_F_PCIE_TX, GS_PROF_PCIE_TX, offsetof(struct gs_sample, pcie_tx_kbps) },
+        { GS_F_PCIE_RX, GS_PROF_PCIE_RX, offsetof(struct gs_sample, pcie_rx_kbps) },
+    };
+    struct gs_fmask unsup = gs_nvml_unsup(d);
+    uint64_t now = gs_clock_mono_ns();
+
+    for (int i = 0; i < 2; i++) {
+        if (!gs_fmask_has(want, dir[i].f))
+            continue;
+        enum gs_status st = !d->gpm || gs_fmask_has(unsup, GS_F_PROF_FIRST + dir[i].k)
+                                ? GS_ST_NOT_SUPPORTED
+                                : (enum gs_status)g->s.status[GS_F_PROF_FIRST + dir[i].k];
+        gs_sample_mark(&g->s, dir[i].f, st);
+        if (st != GS_ST_OK)
+            continue;
+        double kbps = g->s.prof[dir[i].k] / 1000.0 + 0.5;
+        uint32_t v = kbps >= (double)UINT32_MAX ? UINT32_MAX : kbps > 0 ? (uint32_t)kbps : 0;
+        memcpy((char *)&g->s + dir[i].off, &v, sizeof(v));
+        uint64_t age = now > d->gpm->dev.taken_ns ? now - d->gpm->dev.taken_ns : 0;
+        g->s.age_ms[dir[i].f] = (uint32_t)(age / 1000000u);
+        g->s.pcie_rate_age_ns = age;
+    }
 }
 
 void gs_nvml_gpm_free(struct nvml_device *d)

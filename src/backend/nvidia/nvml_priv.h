@@ -54,6 +54,23 @@ struct nvml_pmap {
     unsigned nslots;                   /* a power of two, or 0 before the first use */
 };
 
+/* How a GPU's PCIe TX/RX rates are read (nvml_pcie.c), decided once, before the worker starts. */
+enum nvml_pcie_path {
+    NVML_PCIE_FN,        /* nvmlDeviceGetPcieThroughput (20 ms window): one-shot, or on the worker */
+    NVML_PCIE_COUNTERS,  /* fields 197/198 in the tick's field-values call: bytes over the tick */
+    NVML_PCIE_GPM,       /* GPM's PCIe metrics, in the GPM read the tick pays for anyway */
+};
+
+/* One direction's byte counter as last read, and the rate it last gave (main thread). */
+struct nvml_pcie_ctr {
+    bool have;           /* a baseline: bytes at ts_us */
+    uint64_t bytes;
+    long long ts_us;     /* the entry's timestamp, us */
+    bool rate_ok;        /* rate_kbps holds a rate */
+    uint32_t rate_kbps;  /* KB/s (1000 bytes), as nvmlDeviceGetPcieThroughput's */
+    uint64_t rate_ns;    /* CLOCK_MONOTONIC of the reading that gave it */
+};
+
 struct nvml_device {
     struct gs_bdev base;               /* nvml_dev(b) = container_of(b, struct nvml_device, base) */
     struct nvml_ctx *ctx;
@@ -120,6 +137,9 @@ struct nvml_device {
     uint32_t nvlinks;                  /* links present, 0 = none */
     uint32_t ecc_loc_unsup;            /* ECC (type, counter, location) entries answered NOT_SUPPORTED */
     atomic_ullong depr[GS_F_MAX / 64]; /* GS_F_* bits answered DEPRECATED (also in unsup) */
+    /* PCIe TX/RX without the sampling call (nvml_pcie.c): main thread */
+    uint8_t pcie_path;                 /* enum nvml_pcie_path */
+    struct nvml_pcie_ctr pcie[2];      /* TX, RX */
     /* MIG devices (nvml_mig.c) and GPM profiling (nvml_gpm.c): main thread, NULL until used */
     struct nvml_mig *mig;
     struct nvml_gpm *gpm;
@@ -191,6 +211,11 @@ void gs_nvml_mig_attribute(struct nvml_device *d, struct gs_gpu *g);
 nvmlDevice_t gs_nvml_mig_handle(const struct nvml_device *d, uint32_t mig_index); /* NULL if none */
 void gs_nvml_mig_free(struct nvml_device *d);
 void gs_nvml_gpm_free(struct nvml_device *d);
+/* Whether the GPU has GPM (asked of the driver; nothing kept), for the PCIe path's choice. */
+bool gs_nvml_gpm_probe(struct nvml_device *d);
+/* PCIe TX/RX (those in want) from this tick's GPM read (bytes/s into KB/s), with the age
+ * of held values (nvml_pcie.c's GPM path). */
+void gs_nvml_gpm_pcie(struct nvml_device *d, struct gs_gpu *g, struct gs_fmask want);
 /* GS_F_PROF_* and GS_F_MIG_DEVICES bits whose functions the library lacks. */
 struct gs_fmask gs_nvml_mig_gpm_missing(const struct nvml_fns *f);
 
@@ -214,6 +239,10 @@ bool gs_nvml_fvs_get(struct nvml_device *d, const struct nvml_fns *f, struct nvm
 
 int gs_nvml_read_static(struct gs_bdev *b, struct gs_gpu *g);
 int gs_nvml_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g);
+/* The slow-field worker's tick: PCIe TX/RX by nvmlDeviceGetPcieThroughput, whatever the path. */
+int gs_nvml_sample_slow(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g);
+/* Choose the GPU's PCIe path once (backend.h slow_free): true for counters or GPM (nvml_pcie.c). */
+bool gs_nvml_pcie_choose(struct gs_bdev *b, struct gs_fmask want);
 int gs_nvml_processes(struct gs_bdev *b, struct gs_gpu *g);
 /* Per-device buffers for processes (discovery allocates, fini frees). */
 int gs_nvml_procs_alloc(struct nvml_device *d);

@@ -1,22 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * nvml_read_link.c - the readers of the GPU's links: PCIe throughput and the
- * replay counter, the NVLink count and per-link state, and the fabric.
+ * nvml_read_link.c - the readers of the GPU's links: the PCIe replay counter
+ * (throughput: nvml_pcie.c), the NVLink count and per-link state, and the fabric.
  */
 #include <string.h>
 
 #include "backend/nvidia/nvml_tick.h"
-
-void nvml_read_pcie_rate(struct nvml_tick *t, const struct nvml_reader *rd)
-{
-    unsigned v = 0;
-    nvmlReturn_t r = t->f->pcie_throughput(t->d->handle, (nvmlPcieUtilCounter_t)rd->arg, &v);
-
-    if (nvml_put(t, nvml_rd_mask(rd), r, rd->what)) {
-        nvml_put_u32(t, rd, v);
-        t->s->pcie_rate_age_ns = 0;
-    }
-}
 
 void nvml_read_replay(struct nvml_tick *t, const struct nvml_reader *rd)
 {

@@ -170,6 +170,7 @@ int gs_nvml_revive(struct gs_bdev *b)
     memset(d->sched_read_ns, 0, sizeof(d->sched_read_ns));
     d->sched_due_ns = 0;
     d->mps_ns = 0; /* and the MPS list at the next relist, whatever the compute list holds */
+    memset(d->pcie, 0, sizeof(d->pcie)); /* its PCIe byte counters may have restarted: a new baseline */
     atomic_store(&d->lost_since, 0);
     atomic_store(&d->lost, false);
     gs_nvml_events_reregister(d->ctx, d);

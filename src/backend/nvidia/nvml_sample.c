@@ -193,14 +193,32 @@ static void nvml_sample_start(struct gs_gpu *g, struct gs_fmask want)
     g->nmig = 0; /* MIG devices: nvml_mig.c fills them when read */
 }
 
-int gs_nvml_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g)
+/* GPM, with the PCIe metrics where the rates come from there (nvml_pcie.c). */
+static void nvml_sample_gpm(struct nvml_tick *t)
+{
+    struct gs_fmask pcie = gs_fmask_and(t->want, gs_fmask_or(gs_fmask_of(GS_F_PCIE_TX), gs_fmask_of(GS_F_PCIE_RX)));
+    struct gs_fmask want = t->want;
+
+    if (t->d->pcie_path != NVML_PCIE_GPM || t->slow_fn || !gs_fmask_any(pcie)) {
+        gs_nvml_gpm_read(t->d, t->g, want, &t->error);
+        return;
+    }
+    if (gs_fmask_has(pcie, GS_F_PCIE_TX))
+        gs_fmask_set(&want, GS_F_PROF_FIRST + GS_PROF_PCIE_TX);
+    if (gs_fmask_has(pcie, GS_F_PCIE_RX))
+        gs_fmask_set(&want, GS_F_PROF_FIRST + GS_PROF_PCIE_RX);
+    gs_nvml_gpm_read(t->d, t->g, want, &t->error);
+    gs_nvml_gpm_pcie(t->d, t->g, pcie); /* the profiling fields not wanted are marked so below */
+}
+
+static int nvml_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g, bool slow_fn)
 {
     struct nvml_device *d = nvml_dev(b);
     const struct gs_fmask all = gs_fmask_all();
     struct nvml_sched sc = { false, false, 0, GS_FMASK_NONE };
 
     want = gs_fmask_and(want, all); /* literal: empty reads nothing but still reports the GPU's state */
-    struct nvml_tick t = { .d = d, .f = &d->ctx->lib.f, .g = g, .s = &g->s, .want = want };
+    struct nvml_tick t = { .d = d, .f = &d->ctx->lib.f, .g = g, .s = &g->s, .want = want, .slow_fn = slow_fn };
     nvml_sample_start(g, want);
     /* a deprecated call stays deprecated: say so without asking again */
     GS_FMASK_FOREACH(f, gs_fmask_and(want, gs_nvml_deprecated(d)))
@@ -228,7 +246,7 @@ int gs_nvml_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g)
     if (gs_fmask_has(want, GS_F_MIG_DEVICES) && !gs_fmask_has(unsup, GS_F_MIG_DEVICES) && !atomic_load(&d->lost))
         gs_nvml_mig_read(d, g, &t.error);
     if (!atomic_load(&d->lost))
-        gs_nvml_gpm_read(d, g, want, &t.error);
+        nvml_sample_gpm(&t);
     /* A call may fill fields nobody asked for (one call, several fields). */
     nvml_mark_all(&g->s, gs_fmask_minus(all, want), GS_ST_NOT_SAMPLED);
     /* Xid counts come from the event set (the sampler fills the values). */
@@ -240,4 +258,14 @@ int gs_nvml_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g)
         return -GS_E_GPU_LOST;
     }
     return t.error ? -GS_E_BACKEND : 0;
+}
+
+int gs_nvml_sample(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g)
+{
+    return nvml_sample(b, want, g, false);
+}
+
+int gs_nvml_sample_slow(struct gs_bdev *b, struct gs_fmask want, struct gs_gpu *g)
+{
+    return nvml_sample(b, want, g, true);
 }

@@ -9,7 +9,8 @@
  *   nvml_read_util.c     utilization, memory, clocks, P-state, modes; the generic readers
  *   nvml_read_thermal.c  GPU and margin temperature, fans
  *   nvml_read_ecc.c      ECC, retired pages, remapped rows, SRAM ECC
- *   nvml_read_link.c     PCIe, NVLink state, fabric
+ *   nvml_read_link.c     PCIe replays, NVLink state, fabric
+ *   nvml_pcie.c          PCIe throughput: counters, GPM or the function
  *   nvml_fvfast.c        the tick's one field-values call (read every tick)
  *   nvml_fvslow.c        the slow counters' field-values call (nvml_priv.h)
  */
@@ -38,6 +39,10 @@ struct nvml_tick {
     bool error;             /* some field got GS_ST_ERROR */
     bool power_done;        /* power came with the field-values call (nvml_fvfast.c) */
     struct nvml_fvs_batch fvs; /* the slow counters' field values (nvml_fvslow.c) */
+    bool slow_fn;           /* the slow-field worker's tick: PCIe by its function (nvml_pcie.c) */
+    bool pcie_fv_done;      /* fields 197/198 came with this tick's field-values call */
+    nvmlReturn_t pcie_fv_r; /* ... the call's result */
+    nvmlFieldValue_t pcie_fv[2]; /* ... their entries (TX, RX) */
 };
 
 /* What a slow-changing reader writes: bytes [off, off + len) of struct
@@ -126,8 +131,20 @@ void nvml_read_remap(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_ecc_detail(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_sram_ecc(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_remap_hist(struct nvml_tick *t, const struct nvml_reader *rd);
-/* nvml_read_link.c */
+/* nvml_pcie.c: PCIe TX or RX (rd->arg) by the GPU's path */
 void nvml_read_pcie_rate(struct nvml_tick *t, const struct nvml_reader *rd);
+/* The counters go in this tick's field-values call; their entries are handed back by take. */
+bool nvml_pcie_counters_wanted(const struct nvml_tick *t);
+void nvml_pcie_fv_take(struct nvml_tick *t, const nvmlFieldValue_t fv[2], nvmlReturn_t r);
+/* One reading of a byte counter of `bits` bits at ts_us (the entry's timestamp) into c:
+ * NEW: c->rate_kbps is the rate since the last reading; HELD: the same timestamp again
+ * (the driver has not refreshed it), the last rate stands; NONE: no rate (the first
+ * reading, or the counter or clock went back: a GPU reset; a new baseline). A wrap at
+ * the width is a rate; a delta faster than any PCIe link is a reset. */
+enum nvml_pcie_step { NVML_PCIE_NONE, NVML_PCIE_HELD, NVML_PCIE_NEW };
+enum nvml_pcie_step nvml_pcie_step(struct nvml_pcie_ctr *c, uint64_t bytes, unsigned bits, long long ts_us,
+                                   uint64_t now_ns);
+/* nvml_read_link.c */
 void nvml_read_replay(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_nvlink(struct nvml_tick *t, const struct nvml_reader *rd);
 void nvml_read_fabric(struct nvml_tick *t, const struct nvml_reader *rd);

@@ -343,6 +343,7 @@ struct gs_pyhook {
     struct pyh_entry *e;
     unsigned n;
     size_t cap;
+    unsigned next;              /* the entry after the one entry_for found last */
     struct pyh_list *lists;     /* this snapshot's listings, one per user met (few) */
     unsigned nlists;
     size_t lists_cap;
@@ -424,7 +425,10 @@ static unsigned entry_pos(const struct gs_pyhook *h, uint32_t pid, int64_t start
 static struct pyh_entry *entry_for(struct gs_pyhook *h, const struct gs_proc *p, int64_t now)
 {
     int64_t start = gs_proc_has(p, GS_P_START) ? p->start_time : 0;
-    unsigned at = entry_pos(h, p->pid, start);
+    /* a snapshot's processes come in the order of the last one's, mostly by PID: try the next first */
+    unsigned at = h->next < h->n && h->e[h->next].pid == p->pid && h->e[h->next].start == start
+                      ? h->next : entry_pos(h, p->pid, start);
+    h->next = at + 1;
     if (at < h->n && h->e[at].pid == p->pid && h->e[at].start == start)
         return &h->e[at];
     if (!gs_proc_has(p, GS_P_USER) || h->n >= PYH_MAX_ENTRIES)
@@ -538,9 +542,12 @@ void gs_pyhook_snapshot(struct gs_pyhook *h, struct gs_snapshot *snap)
     if (h->mode == GS_PYHOOK_INLINE)
         wait_inline(h);
     now = gs_clock_mono_ms();
-    for (unsigned i = 0; i < h->n; i++)
+    bool any = false; /* an answer or a failure to hand on (most processes have no hook) */
+    for (unsigned i = 0; i < h->n; i++) {
         entry_read(&h->e[i], now);
-    for (uint32_t i = 0; i < snap->ngpus; i++)
+        any = any || h->e[i].have || (h->e[i].has_socket && h->e[i].failed);
+    }
+    for (uint32_t i = 0; any && i < snap->ngpus; i++)
         for (uint32_t k = 0; k < snap->gpus[i].nprocs; k++) {
             struct gs_proc *p = &snap->gpus[i].procs[k];
             struct pyh_entry *e = entry_for(h, p, now);

@@ -241,16 +241,24 @@ void gs_pmem_release(struct gs_pmem *pm)
     memset(pm, 0, sizeof(*pm));
 }
 
-static struct gs_pmem_entry *pmem_get(struct gs_pmem *pm, uint32_t pid, uint32_t gpu)
+/* The entry of (pid, gpu), added when new. The search starts at *at, the
+ * entry after the one found last: a snapshot lists the processes in the
+ * order of the previous one, so each is found at once (not in n steps). */
+static struct gs_pmem_entry *pmem_get(struct gs_pmem *pm, uint32_t pid, uint32_t gpu, size_t *at)
 {
-    for (size_t i = 0; i < pm->n; i++)
-        if (pm->v[i].pid == pid && pm->v[i].gpu == gpu)
+    for (size_t k = 0; k < pm->n; k++) {
+        size_t i = (*at + k) % pm->n;
+        if (pm->v[i].pid == pid && pm->v[i].gpu == gpu) {
+            *at = i + 1;
             return &pm->v[i];
+        }
+    }
     struct gs_pmem_entry *v = gs_vec_grow(pm->v, &pm->cap, pm->n + 1, sizeof(*v));
     if (!v)
         return NULL;
     pm->v = v;
     struct gs_pmem_entry *e = &pm->v[pm->n++];
+    *at = pm->n;
     memset(e, 0, sizeof(*e));
     e->pid = pid;
     e->gpu = gpu;
@@ -272,11 +280,12 @@ void gs_pmem_update(struct gs_pmem *pm, const struct gs_snapshot *snap, int64_t 
         return;
     pm->last_s = now_s;
     pm->gen++;
+    size_t at = 0;
     for (uint32_t g = 0; g < snap->ngpus; g++) {
         const struct gs_gpu *gpu = &snap->gpus[g];
         for (uint32_t i = 0; i < gpu->nprocs; i++) {
             const struct gs_proc *p = &gpu->procs[i];
-            struct gs_pmem_entry *e = pmem_get(pm, p->pid, g);
+            struct gs_pmem_entry *e = pmem_get(pm, p->pid, g, &at);
             if (!e)
                 return;
             e->seen = pm->gen;

@@ -503,29 +503,43 @@ static const cchar_t *glyph_cache(struct gs_ui *ui, enum gs_role r)
     return cache[k];
 }
 
-/* A chart row as one run of complex characters: no multibyte decoding in curses. */
+/* Cells [from, to) of a chart row as one run of complex characters: no
+ * multibyte decoding in curses. */
 static void put_grid_row(struct gs_ui *ui, int y, int x, enum gs_role r, const struct gs_grid *g,
-                         int row)
+                         int row, int from, int to)
 {
     cchar_t run[1024];
-    int n = g->w < COLS - x ? g->w : COLS - x;
+    int n = to < COLS - x ? to : COLS - x;
     const cchar_t *cache = glyph_cache(ui, r);
 
-    if (y < 0 || y >= LINES || n <= 0)
-        return;
     if (n > (int)(sizeof(run) / sizeof(run[0])))
         n = (int)(sizeof(run) / sizeof(run[0]));
-    for (int i = 0; i < n; i++) {
+    if (y < 0 || y >= LINES || n <= from)
+        return;
+    for (int i = from; i < n; i++) {
         wchar_t wc = cell_wchar(g->cell[row * g->w + i]);
         int k = glyph_slot(wc);
         if (k >= 0) {
-            run[i] = cache[k];
+            run[i - from] = cache[k];
         } else {
             wchar_t s[2] = { wc, L'\0' };
-            setcchar(&run[i], s, ui->attr[r] & A_ATTRIBUTES & ~A_COLOR, (short)PAIR_NUMBER(ui->attr[r]), NULL);
+            setcchar(&run[i - from], s, ui->attr[r] & A_ATTRIBUTES & ~A_COLOR, (short)PAIR_NUMBER(ui->attr[r]), NULL);
         }
     }
-    mvadd_wchnstr(y, x, run, n);
+    mvadd_wchnstr(y, x + from, run, n - from);
+}
+
+/* The cells of a w-cell row that differ from the cache's: [*from, *to), empty when none. */
+static void changed_span(const char (*cache)[GS_CELL_BYTES], const char (*cells)[GS_CELL_BYTES], int w,
+                         int *from, int *to)
+{
+    int a = 0, b = w;
+    while (a < w && !memcmp(cache[a], cells[a], GS_CELL_BYTES))
+        a++;
+    while (b > a && !memcmp(cache[b - 1], cells[b - 1], GS_CELL_BYTES))
+        b--;
+    *from = a;
+    *to = b;
 }
 
 /* The chart rows last sent to curses for GPU gi (NULL: no cache for this layout). */
@@ -558,10 +572,14 @@ static uint8_t gpu_plot(struct gs_ui *ui, const struct gpu_view *v, uint32_t gi,
     size_t row_bytes = (size_t)l->chart_w * GS_CELL_BYTES;
     for (int r = 0; r < l->chart_h; r++) {
         const char (*cells)[GS_CELL_BYTES] = ui->grid.cell + (size_t)r * l->chart_w;
-        /* rows that did not change (the filled bottom rows, mostly) stay as they are */
-        if (!full && cache && !memcmp(cache + (size_t)r * l->chart_w, cells, row_bytes))
+        int from = 0, to = l->chart_w;
+        /* only the cells that changed (a full chart's rows differ at their newest
+         * cells alone; the filled bottom rows, mostly, not at all) */
+        if (!full && cache)
+            changed_span(cache + (size_t)r * l->chart_w, cells, l->chart_w, &from, &to);
+        if (from == to)
             continue;
-        put_grid_row(ui, y + r, x, v->lost ? GS_R_DIM : GS_R_CHART, &ui->grid, r);
+        put_grid_row(ui, y + r, x, v->lost ? GS_R_DIM : GS_R_CHART, &ui->grid, r, from, to);
         if (cache)
             memcpy(cache + (size_t)r * l->chart_w, cells, row_bytes);
     }

@@ -234,6 +234,68 @@ static int row_qsort_cmp(const void *va, const void *vb, void *arg)
     return c;
 }
 
+/* A numeric column's order as one record (row_qsort_cmp's, without calls per
+ * comparison): missing values last, the key (flipped when descending), PID, GPU. */
+struct num_rec {
+    uint32_t miss, i;
+    uint64_t k, tie;
+};
+
+static bool num_before(const struct num_rec *a, const struct num_rec *b)
+{
+    if (a->miss != b->miss)
+        return a->miss < b->miss;
+    if (a->k != b->k)
+        return a->k < b->k;
+    return a->tie < b->tie;
+}
+
+/* Bottom-up merge sort of n records, tmp as large; returns the sorted copy. */
+static struct num_rec *num_sort(struct num_rec *v, struct num_rec *tmp, size_t n)
+{
+    for (size_t w = 1; w < n; w *= 2) {
+        for (size_t lo = 0; lo < n; lo += 2 * w) {
+            size_t mid = lo + w < n ? lo + w : n, hi = lo + 2 * w < n ? lo + 2 * w : n;
+            size_t a = lo, b = mid, o = lo;
+            while (a < mid && b < hi)
+                tmp[o++] = num_before(&v[b], &v[a]) ? v[b++] : v[a++];
+            while (a < mid)
+                tmp[o++] = v[a++];
+            while (b < hi)
+                tmp[o++] = v[b++];
+        }
+        struct num_rec *t = v;
+        v = tmp;
+        tmp = t;
+    }
+    return v;
+}
+
+/* The rows in numeric order through records; -1 when out of memory (nothing changed). */
+static int sort_numeric(struct gs_rows *r, bool desc)
+{
+    struct num_rec *rec = malloc(r->n * 2 * sizeof(*rec));
+    struct gs_row *copy = malloc(r->n * sizeof(*copy));
+    if (!rec || !copy) {
+        free(rec);
+        free(copy);
+        return -1;
+    }
+    for (size_t i = 0; i < r->n; i++) {
+        const struct gs_row *row = &r->v[i];
+        rec[i] = (struct num_rec){ !row->has_key, (uint32_t)i,
+                                   !row->has_key ? 0 : desc ? ~row->key : row->key,
+                                   ((uint64_t)row->p->pid << 32) | row->gpu };
+    }
+    const struct num_rec *sorted = num_sort(rec, rec + r->n, r->n);
+    memcpy(copy, r->v, r->n * sizeof(*copy));
+    for (size_t i = 0; i < r->n; i++)
+        r->v[i] = copy[sorted[i].i];
+    free(rec);
+    free(copy);
+    return 0;
+}
+
 void gs_rows_sort(struct gs_rows *r, enum gs_col col, bool desc)
 {
     struct sort_key k = { desc, col == GS_COL_USER || col == GS_COL_CONT || col == GS_COL_CMD };
@@ -242,6 +304,8 @@ void gs_rows_sort(struct gs_rows *r, enum gs_col col, bool desc)
         return;
     for (size_t i = 0; i < r->n; i++)
         row_key(&r->v[i], col);
+    if (!k.text && sort_numeric(r, desc) == 0)
+        return;
     qsort_r(r->v, r->n, sizeof(r->v[0]), row_qsort_cmp, &k);
 }
 

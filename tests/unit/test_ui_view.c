@@ -196,6 +196,45 @@ static void test_pmem_growth(void **state)
     free(gpu.procs);
 }
 
+/* The search starts where the last one ended: each (pid, gpu) keeps its own ring
+ * whatever the order of the snapshot, and the same PID on two GPUs is two. */
+static void test_pmem_order(void **state)
+{
+    struct gs_pmem pm = { 0 };
+    struct gs_gpu gpus[2];
+    struct gs_snapshot snap = { .ngpus = 2, .gpus = gpus };
+    uint32_t mib[GS_PMEM_SLOTS];
+    (void)state;
+    memset(gpus, 0, sizeof(gpus));
+    for (uint32_t pid = 1; pid <= 5; pid++)
+        gs_gpu_add_proc(&gpus[0])->pid = pid;
+    gs_gpu_add_proc(&gpus[1])->pid = 3;
+    for (int step = 0; step < 3; step++) {
+        for (uint32_t i = 0; i < gpus[0].nprocs; i++) /* reversed at every step */
+            gpus[0].procs[i].pid = step % 2 ? 5 - i : 1 + i;
+        for (uint32_t i = 0; i < gpus[0].nprocs; i++)
+            gpus[0].procs[i].gpu_mem_bytes = (uint64_t)(gpus[0].procs[i].pid * 100 + step) << 20;
+        gpus[1].procs[0].gpu_mem_bytes = (uint64_t)(900 + step) << 20;
+        if (step == 2) /* a new process in the middle */
+            gpus[0].procs[2].pid = 7;
+        gs_pmem_update(&pm, &snap, 1000 + step * GS_PMEM_STEP_S);
+    }
+    assert_int_equal(gs_pmem_series(&pm, 1, 0, mib), 3);
+    assert_int_equal(mib[0], 100);
+    assert_int_equal(mib[2], 102);
+    assert_int_equal(gs_pmem_series(&pm, 5, 0, mib), 3);
+    assert_int_equal(mib[1], 501);
+    assert_int_equal(gs_pmem_series(&pm, 3, 1, mib), 3);
+    assert_int_equal(mib[0], 900);
+    assert_int_equal(mib[2], 902);
+    assert_int_equal(gs_pmem_series(&pm, 3, 0, mib), 0); /* replaced by 7 at the last step */
+    assert_int_equal(gs_pmem_series(&pm, 7, 0, mib), 1);
+    assert_int_equal(mib[0], 302);
+    gs_pmem_release(&pm);
+    free(gpus[0].procs);
+    free(gpus[1].procs);
+}
+
 static void test_layout_pick(void **state)
 {
     struct gs_layout l;
@@ -323,6 +362,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_chart_ascii),   cmocka_unit_test(test_chart_braille_and_blocks),
         cmocka_unit_test(test_hist_ring),     cmocka_unit_test(test_pmem_growth),
+        cmocka_unit_test(test_pmem_order),
         cmocka_unit_test(test_chart_metrics),
         cmocka_unit_test(test_layout_pick),   cmocka_unit_test(test_formats),
         cmocka_unit_test(test_conf),

@@ -80,9 +80,9 @@ static double dc_thread_us(void)
     return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
 }
 
-/* Loop iterations a microsecond of CPU buys: figures below a microsecond are
+/* Loop iterations a microsecond of CPU buys: figures below DC_CLOCKED_US are
  * spent as a counted loop, since reading the thread's CPU clock is itself a
- * system call of about that size. The fastest of five tries. */
+ * system call of about a microsecond. The fastest of five tries. */
 static void dc_calibrate(void)
 {
     double best = 0;
@@ -97,6 +97,8 @@ static void dc_calibrate(void)
     dc.iters_per_us = best > 0 ? best : 100;
 }
 
+#define DC_CLOCKED_US 5.0 /* from here on a figure is spent on the clock, not a counted loop */
+
 static void dc_spend(enum gs_drmcost_class k)
 {
     if (k >= GS_DRMCOST__N)
@@ -104,8 +106,17 @@ static void dc_spend(enum gs_drmcost_class k)
     double us = dc.us[k];
 
     __atomic_fetch_add(&dc.count[k], 1, __ATOMIC_RELAXED);
-    if (us > 0)
+    if (us <= 0)
+        return;
+    if (us < DC_CLOCKED_US) {
         dc_spin((unsigned long)(us * dc.iters_per_us + 0.5));
+        return;
+    }
+    /* larger figures on the thread's CPU clock itself: a loop calibrated once runs short
+     * when the CPU is faster than it was at calibration */
+    double end = dc_thread_us() + us;
+    while (dc_thread_us() < end)
+        dc_spin(64);
 }
 
 /* GPUSCOPE_SIM_DRM_COST_STATS=FILE: at exit, "VARIABLE operations" per class into FILE

@@ -571,8 +571,9 @@ void gs_sampler_describe(const struct gs_sampler *s, void (*line)(void *arg, con
              : s->opts.slow == GS_SLOW_INLINE ? "read inline"
                                               : "skipped");
     if (s->opts.slow == GS_SLOW_THREAD && s->nslow_free)
-        snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf), " (PCIe counters in the tick: %u GPU%s)",
-                 s->nslow_free, s->nslow_free == 1 ? "" : "s");
+        snprintf(buf + strlen(buf), sizeof(buf) - strlen(buf),
+                 " (PCIe rates in the tick, from GPM or byte counters: %u GPU%s)", s->nslow_free,
+                 s->nslow_free == 1 ? "" : "s");
     line(arg, buf);
     for (unsigned b = 0; b < s->nbe; b++)
         if (s->bes[b].be->describe)

@@ -284,14 +284,18 @@ static int dc_openat_impl(int dirfd, const char *path, int flags, mode_t mode)
     return fd;
 }
 
+/* The mode argument an open(2) with these flags carries (the va_list is started by the caller). */
+static mode_t dc_open_mode(int flags, va_list ap)
+{
+    return (flags & (O_CREAT | __O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
+}
+
 int open(const char *path, int flags, ...)
 {
     va_list ap;
-    mode_t mode = 0;
 
     va_start(ap, flags);
-    if (flags & (O_CREAT | __O_TMPFILE))
-        mode = (mode_t)va_arg(ap, int);
+    mode_t mode = dc_open_mode(flags, ap);
     va_end(ap);
     return dc_openat_impl(AT_FDCWD, path, flags, mode);
 }
@@ -299,11 +303,9 @@ int open(const char *path, int flags, ...)
 int openat(int dirfd, const char *path, int flags, ...)
 {
     va_list ap;
-    mode_t mode = 0;
 
     va_start(ap, flags);
-    if (flags & (O_CREAT | __O_TMPFILE))
-        mode = (mode_t)va_arg(ap, int);
+    mode_t mode = dc_open_mode(flags, ap);
     va_end(ap);
     return dc_openat_impl(dirfd, path, flags, mode);
 }
